@@ -42,7 +42,16 @@ ways, at a random moment:
                  settings; a run not started from a savepoint: as kill.
 For cdc jobs the input grows between runs: each table's history is cut
 into chunks of files added to its folder before each run (under a hidden
-name, then renamed), so the restored job has more history to read. The
+name, then renamed), so the restored job has more history to read. Half
+the window jobs read their input as several files of a watched folder
+(WatchedFiles): one or two there at the start, up to three more added
+while each run runs (after a restored run completed a checkpoint), the
+rest before the last run, at the parallelisms of the runs; their rows are
+laid out so that no row is late in any timing weir allows (the rules are
+in WatchedFiles), yet some files start behind what other subtasks read, so
+a restored subtask that did not hold its watermark until its next file
+drops their rows as late. Their oracle is the plain aggregation of all
+rows. The
 last run reads the same job with bounded sources (no monitor interval:
 the restore must accept that), reads what is left to its end, fires every
 window (end of input) and ends with a final checkpoint; its committed
@@ -50,11 +59,15 @@ output is folded in the order the files were written (each subtask's
 history in order, across runs) and compared with the oracle over all the
 input: no row lost or doubled, no retraction of a row that is not there.
 
-What it does not cover: window and changelog jobs read one input file
-that is there from the start (their oracles model the watermark of one
-split; a second file would be a second split with its own), so their
-restored runs mostly resume with all rows read and windows, timers and
-state pending, not half way through the file; Kafka, NATS, Postgres and
+What it does not cover: changelog jobs and the other half of the window
+jobs read one input file that is there from the start (their oracles model
+the watermark of one split), so their restored runs mostly resume with all
+rows read and windows, timers and state pending, not half way through the
+file; window jobs over several files have no late rows (so no allowed
+lateness at work), no FIRST_VALUE / LAST_VALUE (arrival order across
+files), and rely on the file source's assignment of a watched folder's
+file to a subtask (owner below) to know which subtask holds a watermark;
+a restore that took over 10 s skips its case; Kafka, NATS, Postgres and
 object-storage sources and sinks; unaligned checkpoints; jobs run by
 several processes; late-row tables and OPTIONS hints (sql_diff features
 "late", "late-columns" and "hint-options" are off); a kill during the
@@ -74,6 +87,7 @@ skipped shapes too.
 """
 
 import collections
+import copy
 import glob
 import json
 import os
@@ -177,19 +191,205 @@ class WindowJob:
     def __init__(self, case):
         self.j = sd.gen_job(case.rng.randrange(1 << 30), case.index, WINDOW_FEATS, 8)
         self.parallelism, self.batch = self.j.parallelism, self.j.batch
+        self.files = None  # one input file; WatchedFiles for a watched folder of several
 
     def text(self, interval):
-        return json_job_text(sd.job_sql(self.j, self.j.queries), interval)
+        text = json_job_text(sd.job_sql(self.j, self.j.queries), interval)
+        if self.files:
+            # no subtask that holds a watermark turns idle during a run (WatchedFiles)
+            text = text.replace("'format' = 'json'", "'format' = 'json', 'scan.watermark.idle-timeout' = '%ds'"
+                                % (IDLE_TIMEOUT_MS // 1000))
+        return text
+
+    def watch(self, case, sts):
+        """Half the window jobs read several files added to the watched
+        folder between runs and while they run (sts: the runs' settings)."""
+        if case.rng.random() < 0.5 and any(not any(a.order for a in q.aggs) for q in self.j.queries):
+            self.files = WatchedFiles(case.rng, self, sts)
 
     def grow(self, case, i, last):
-        if i == 0:
-            os.makedirs(case.path("in"))
+        os.makedirs(case.path("in"), exist_ok=True)
+        if self.files:
+            for f in self.files.due(i, last):
+                self.files.add(case, f)
+        elif i == 0:
             with open(case.path("in", "in.json"), "w") as f:
                 f.writelines(sd.json_line(r) + "\n" for r in self.j.rows)
 
+    def live(self, i):
+        """Whether files come while run i runs."""
+        return bool(self.files) and self.files.live(i)
+
+    def add_live(self, case, i, started):
+        """Adds the files that come while run i runs (WatchedFiles); False
+        when they could not come in time."""
+        return self.files.add_live(case, i, started) if self.files else True
+
     def problems(self, case):
         lines = print_lines(case, [("q%d" % q.qid, sd.out_kinds(q)) for q in self.j.queries])
-        return flat(sd.check_lines(self.j, self.j.queries, lines))
+        if not self.files:
+            return flat(sd.check_lines(self.j, self.j.queries, lines))
+        return flat(sd.check_lines(self.files.oracle_job(), self.files.oracle_queries(), lines))
+
+
+IDLE_TIMEOUT_MS = 20000
+NEVER = 1 << 60
+
+
+def fnv1a(text):
+    h = 14695981039346656037
+    for b in text.encode():
+        h = ((h ^ b) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def owner(name, parallelism):
+    """The subtask of a watched folder's source that reads the file
+    in/<name> (the file source's assignment of a split by its id)."""
+    return (fnv1a("in/" + name) ^ fnv1a("")) % parallelism
+
+
+class WatchedFiles:
+    """A window job's input as files added to the watched folder in/: one or
+    two there from the start, up to three more while the first run runs and
+    two or three while each restored run runs (after it completed a
+    checkpoint, 0.2 to 0.4 s apart), the rest before the last run. The rows
+    are laid out so that no row is late in any timing weir allows, which
+    makes the oracle the plain aggregation of all rows (every window keeps
+    every row of it; no session closes before a row that touches it). With
+    d the smallest watermark delay of the job's tables:
+      - in its file, each row is later than every row before it less d (the
+        file's watermark stays below each of its rows);
+      - a file of run i > 0 starts above every row of the files of earlier
+        runs less d (the operators may have got that far before the stop);
+      - the files there when a run starts come in its first discovery: a
+        subtask takes all of its own at once (its watermark is the minimum
+        over them) and announces where it stands only then, so they need
+        nothing more, whichever restored watermark a subtask holds;
+      - a file added during a run at parallelism p goes to one subtask
+        (owner); if that subtask owns a file added before, it holds its
+        watermark, restored or not, until the new file comes (the idle
+        timeout, 20 s, is longer than a run before its files come; a run
+        slower than 10 s to get there skips its case), so the operators
+        behind it stay below the largest event time of its files less d,
+        and the new file starts above that, whatever the other subtasks
+        read; the first file added during the run, or one whose subtask
+        owns none (idle from the start), starts above every row before it.
+    The files added during a run after its first start as low as these
+    rules allow, mostly under a name that goes to a subtask that owns rows
+    and is not the first file's: behind what that file's subtask read, so a
+    restored subtask that did not hold its watermark (announced idle)
+    would let the operators run past its new rows. FIRST_VALUE and
+    LAST_VALUE (arrival order across files) are left out; a job without
+    rows enough gets more (30 at least)."""
+
+    def __init__(self, rng, job, sts):
+        j = self.j = job.j
+        j.queries = [q for q in j.queries if not any(a.order for a in q.aggs)]
+        self.d = min(q.delay for q in j.queries)
+        while len(j.rows) < 30:  # rows for every file
+            j.rows += sd.gen_rows(rng)
+        for n, r in enumerate(j.rows):
+            r["id"] = n + 1
+        n_runs = len(sts)  # runs 0 .. n_runs - 2 are interrupted, then the last
+        plan = [(0, False)] * rng.randint(1, 2)
+        for i in range(n_runs - 1):
+            plan += [(i, True)] * rng.randint(0 if i == 0 else 2, 3)
+        plan += [(n_runs - 1, False)] * rng.randint(0, 1)
+        cuts = sorted(rng.randint(0, len(j.rows)) for _ in range(len(plan) - 1))
+        parts = [j.rows[a:b] for a, b in zip([0] + cuts, cuts + [len(j.rows)])]
+        base = rng.choice([0, -7000, 3000, 1_700_000_000_000])
+        disorder = rng.choice([0, 300, 1500, 4000])
+        self.files = []
+        for n, ((run, live), rows) in enumerate(zip(plan, parts)):
+            f = InputFile("part-%02d.json" % n, run, live, rows)
+            lo = base
+            earlier = top([x for x in self.files if x.run < run])
+            if earlier is not None:
+                lo = earlier - self.d + 1
+            if live and top(self.files) is not None:
+                p = sts[run].parallelism
+                first = [x for x in self.files if x.run == run and x.live][:1]
+                if first:
+                    # mostly a name that goes to a subtask that holds rows, not the first's
+                    for c in "abcdefgh":
+                        if rng.random() < 0.2 or (top(self.mine(f.name, p)) is not None and
+                                                  owner(f.name, p) != owner(first[0].name, p)):
+                            break
+                        f.name = "part-%02d%s.json" % (n, c)
+                mine = self.mine(f.name, p)
+                if not first or top(mine) is None:
+                    lo = top(self.files) + 1 + rng.choice([0, 500, 3000])
+                else:
+                    lo = max(top(mine) - self.d + 1, lo)
+                    f.behind = lo <= top(self.files) - self.d
+            cursor = lo + rng.choice([0, 0, 1, 250, 1000])
+            for r in rows:
+                cursor += rng.choice([0, 1, 250, 500, 1000, 1499] if self.d else [1, 250, 500, 1000])
+                back = rng.randint(0, min(disorder, self.d - 1)) if self.d and rng.random() < 0.5 else 0
+                r["ts"] = max(lo, cursor - back)
+            self.files.append(f)
+
+    def mine(self, name, p):
+        """The files so far that go to the subtask that reads name at parallelism p."""
+        return [x for x in self.files if owner(x.name, p) == owner(name, p)]
+
+    def due(self, i, last):
+        """The files to add before run i: those there when it starts (all
+        that are left before the last run)."""
+        return [f for f in self.files if not f.added and (last or (f.run == i and not f.live))]
+
+    def add(self, case, f):
+        tmp = case.path("in", "." + f.name)
+        with open(tmp, "w") as out:
+            out.writelines(sd.json_line(r) + "\n" for r in f.rows)
+        os.rename(tmp, case.path("in", f.name))  # never seen half written
+        f.added = True
+        case.counts["files added"] += 1
+        if f.behind:
+            case.counts["files added behind what other subtasks read"] += 1
+
+    def live(self, i):
+        return any(f.run == i and f.live for f in self.files)
+
+    def add_live(self, case, i, started):
+        """False when run i took so long that a subtask might have turned idle."""
+        for f in self.files:
+            if f.run != i or not f.live:
+                continue
+            if time.time() - started > IDLE_TIMEOUT_MS / 2000:
+                return False
+            self.add(case, f)
+            case.counts["files added while running"] += 1
+            time.sleep(case.rng.uniform(0.2, 0.4))
+        return True
+
+    def oracle_job(self):
+        """The job for the oracle: all rows in time order."""
+        j = copy.copy(self.j)
+        j.rows = sorted(j.rows, key=lambda r: (r["ts"], r["id"]))
+        return j
+
+    def oracle_queries(self):
+        """The queries with a watermark that never closes a window: no row is late."""
+        out = []
+        for q in self.j.queries:
+            q = copy.copy(q)
+            q.delay = NEVER
+            out.append(q)
+        return out
+
+
+class InputFile:
+    def __init__(self, name, run, live, rows):
+        self.name, self.run, self.live, self.rows = name, run, live, rows
+        self.added = False
+        self.behind = False  # starts below rows another subtask may have read
+
+
+def top(files):
+    """The largest event time in files (None: no row)."""
+    return max((r["ts"] for f in files for r in f.rows), default=None)
 
 
 class ChangelogJob(WindowJob):
@@ -198,6 +398,10 @@ class ChangelogJob(WindowJob):
     def __init__(self, case):
         self.j = cl.gen_job(case.rng.randrange(1 << 30), case.index, cl.ALL_FAMILIES, 8)
         self.parallelism, self.batch = self.j.parallelism, self.j.batch
+        self.files = None
+
+    def watch(self, case, sts):
+        pass  # one file (see the docstring)
 
     def text(self, interval):
         return json_job_text(cl.job_sql(self.j, self.j.queries), interval)
@@ -233,6 +437,15 @@ class CdcJob:
 
     def text(self, interval):
         return cdc_job_text(cdc.job_sql(self.j), interval)
+
+    def watch(self, case, sts):
+        pass  # its chunks come between runs (grow)
+
+    def live(self, i):
+        return False
+
+    def add_live(self, case, i, started):
+        return True
 
     def grow(self, case, i, last):
         for name, chunks in (("t", self.t_chunks), ("u", self.u_chunks)):
@@ -355,6 +568,7 @@ def run_case(case):
         if plan[i - 1].startswith("savepoint") and plan[i] == "again" and sts[i - 1].parallelism < 4 \
                 and rng.random() < 0.7:
             sts[i] = Settings(4, sts[i].rocksdb, sts[i].incremental)
+    job.watch(case, sts)
     no_skip = os.environ.get("WEIR_RDIFF_NO_SKIP")
     for name, skip, bug in SKIPS:
         if skip(job, sts) and not no_skip:
@@ -373,16 +587,21 @@ def run_case(case):
         log = case.path("run%d.log" % i)
         cmd = argv(case, job, "job.sql", st, interval, frm)
         steps.append("run %d: weir %s; %s" % (i, " ".join(cmd), how))
+        started = time.time()
         with open(log, "w") as lf:
             p = subprocess.Popen([case.weir] + cmd, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=lf)
         case.counts["runs"] += 1
         try:
             if i and (st.parallelism != sts[i - 1].parallelism or st.rocksdb != sts[i - 1].rocksdb):
                 case.counts["rescaled or switched restores"] += 1
-            if how != "kill" or rng.random() < 0.5:
+            if how != "kill" or rng.random() < 0.5 or job.live(i):
                 # the job has started (and restored) once a checkpoint of its own completed;
                 # before weir blocks SIGTERM (as it starts) the signal kills it as SIGKILL would
                 wait_checkpoint(case, p, before)
+            if not job.add_live(case, i, started):
+                # a subtask holding its watermark may have turned idle (the idle timeout)
+                case.counts["skipped (a run took over %d s to start)" % (IDLE_TIMEOUT_MS // 2000)] += 1
+                return []
             time.sleep(rng.uniform(0, 0.6))
             if p.poll() is not None:
                 return problems + ["run %d (%s) ended on its own with %s: %s"

@@ -8,7 +8,9 @@
  * every key at the end of the input (an event-time timer at the final
  * watermark) -> the two-phase-commit file sink. Its output is a multiset
  * that counts every input row exactly once, whatever the timing, so a
- * restored run must produce exactly the lines of an uninterrupted one.
+ * restored run must produce exactly the lines of an uninterrupted one. One
+ * test adds a branch from the keyed exchange to "tap" (a keyed operator
+ * that keeps nothing) and a blackhole sink.
  *
  * Backpressure: tally can be gated: each subtask then processes one batch
  * per permit the test grants, so the channels in front of it stay full
@@ -36,6 +38,7 @@ static char g_dir[256], g_out[300], g_ckpt[300], g_ref[300];
 static _Atomic uint64_t g_limit[2], g_produced[2];
 static weir_manual_clock *g_mclock; /* the job's clock when set */
 static int64_t g_aligned_timeout_ms;
+static bool g_tap; /* the job has the tap branch (its last nodes) */
 static cj_gen g_gen[2];
 
 /* ---- the gate ---- */
@@ -70,6 +73,7 @@ static void teardown(void)
     cj_rmtree(g_dir);
     weir_manual_clock_destroy(g_mclock);
     g_mclock = NULL;
+    g_tap = false;
 }
 
 TestSuite(unaligned, .init = setup, .fini = teardown, .timeout = 120);
@@ -193,6 +197,38 @@ static const weir_operator_class tally_class = {
     .close = tally_close,
 };
 
+/* "tap": a keyed operator on a branch that keeps nothing (its state in a
+ * checkpoint is empty). */
+static int tap_create(void *arg, const weir_op_info *info, void **out)
+{
+    (void)arg;
+    (void)info;
+    *out = NULL;
+    return 0;
+}
+
+static int tap_process(void *op, weir_op_ctx *ctx, int input,
+                       const weir_batch *b)
+{
+    (void)op;
+    (void)ctx;
+    (void)input;
+    (void)b;
+    return 0;
+}
+
+static void tap_close(void *op)
+{
+    (void)op;
+}
+
+static const weir_operator_class tap_class = {
+    .name = "tap",
+    .process = tap_process,
+    .close = tap_close,
+};
+
+
 /* ---- the job ---- */
 
 typedef struct ua_job {
@@ -271,6 +307,21 @@ static ua_job *build(uint32_t n_sources, uint32_t parallelism,
     cr_assert_eq(weir_file_sink_spec(&sc, &sink, &err), 0, "%s", err.message);
     cr_assert_eq(weir_job_sink(j->job, t, &sink, parallelism), 0, "%s",
                  weir_job_error(j->job));
+    if (g_tap) {
+        weir_operator_spec tap = {.name = "tap",
+                                  .cls = &tap_class,
+                                  .create = tap_create};
+        weir_stream ts;
+        cr_assert_eq(weir_job_operator(j->job, in, 1, &tap, j->in,
+                                       parallelism, &ts),
+                     0, "%s", weir_job_error(j->job));
+        weir_blackhole_sink_config bc = {0};
+        weir_operator_spec bh;
+        cr_assert_eq(weir_blackhole_sink_spec(&bc, &bh, &err), 0, "%s",
+                     err.message);
+        cr_assert_eq(weir_job_sink(j->job, ts, &bh, parallelism), 0, "%s",
+                     weir_job_error(j->job));
+    }
     return j;
 }
 
@@ -702,5 +753,38 @@ Test(unaligned, options_round_trip)
     cr_assert_eq(weir_job_enable_checkpoints(j->job, &c, &err), WEIR_EINVAL);
     cr_assert(strstr(err.message, "max-concurrent-checkpoints"), "%s",
               err.message);
+    ua_job_destroy(j);
+}
+
+/*
+ * An unaligned checkpoint with in-flight data restores only into the same
+ * graph: a job that lost an operator refuses it even when that operator's
+ * state was empty (its channels' data would have nowhere to go).
+ */
+Test(unaligned, inflight_data_refused_when_an_empty_operator_is_gone)
+{
+    g_tap = true;
+    ua_job *j = start(1, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
+    fill(j);
+    uint64_t id;
+    cr_assert(checkpoint_under_backpressure(j, 2, 3, 500, 20000, &id));
+    weir_checkpoint_stats st;
+    cr_assert_eq(weir_job_checkpoint_stats(j->job, &st), 0);
+    cr_assert_gt(st.last_inflight_bytes, 0);
+    ua_job_destroy(j);
+
+    atomic_store(&g_gated, 0);
+    g_tap = false;
+    j = build(1, 2, g_out);
+    weir_checkpoint_config c = ckpt_config(true, WEIR_RESTORE_LATEST);
+    weir_error err;
+    weir_error_clear(&err);
+    int rc = weir_job_enable_checkpoints(j->job, &c, &err);
+    if (rc == 0 && weir_job_start(j->job) == 0)
+        weir_job_wait(j->job);
+    cr_assert_eq(rc, WEIR_EINVAL,
+                 "the job without the tap took the checkpoint: %d %s", rc,
+                 err.message);
+    cr_assert(strstr(err.message, "holds in-flight data"), "%s", err.message);
     ua_job_destroy(j);
 }
