@@ -108,12 +108,34 @@ typedef struct weir_schema {
 weir_type weir_type_make(weir_type_id id, bool nullable);
 weir_type weir_type_decimal(uint8_t precision, uint8_t scale, bool nullable);
 /* Width in bytes of one value in a column of this type (a DECIMAL counts as
- * its narrow form, 8 bytes: use weir_type_size for a full type). */
-size_t weir_type_width(weir_type_id id);
-/* Width in bytes of one value of type t: 16 for a DECIMAL of precision > 18. */
-size_t weir_type_size(weir_type t);
+ * its narrow form, 8 bytes: use weir_type_size for a full type). Inline:
+ * the batch code asks it per value of every row it appends or copies. */
+static inline size_t weir_type_width(weir_type_id id)
+{
+    switch (id) {
+    case WEIR_TYPE_BOOLEAN: return 1;
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME: return 4;
+    case WEIR_TYPE_BIGINT:
+    case WEIR_TYPE_DOUBLE:
+    case WEIR_TYPE_DECIMAL:
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
+    case WEIR_TYPE_ROW: return 8;
+    case WEIR_TYPE_NULL: return 1;
+    }
+    return 8;
+}
 /* A DECIMAL stored as a 128-bit unscaled value (precision 19 to 38). */
 static inline bool weir_type_is_wide(weir_type t) { return t.id == WEIR_TYPE_DECIMAL && t.precision > 18; }
+/* Width in bytes of one value of type t: 16 for a DECIMAL of precision > 18. */
+static inline size_t weir_type_size(weir_type t) { return weir_type_is_wide(t) ? 16 : weir_type_width(t.id); }
 /* "BIGINT", "DECIMAL", ... (static string). */
 const char *weir_type_name(weir_type_id id);
 /* Writes e.g. "DECIMAL(10, 2) NOT NULL" into buf; returns buf. */

@@ -21,31 +21,6 @@ weir_type weir_type_decimal(uint8_t precision, uint8_t scale, bool nullable)
     return (weir_type){WEIR_TYPE_DECIMAL, precision, scale, nullable};
 }
 
-size_t weir_type_width(weir_type_id id)
-{
-    switch (id) {
-    case WEIR_TYPE_BOOLEAN: return 1;
-    case WEIR_TYPE_INT:
-    case WEIR_TYPE_DATE:
-    case WEIR_TYPE_TIME: return 4;
-    case WEIR_TYPE_BIGINT:
-    case WEIR_TYPE_DOUBLE:
-    case WEIR_TYPE_DECIMAL:
-    case WEIR_TYPE_TIMESTAMP:
-    case WEIR_TYPE_TIMESTAMP_LTZ:
-    case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES:
-    case WEIR_TYPE_ARRAY:
-    case WEIR_TYPE_MAP:
-    case WEIR_TYPE_MULTISET:
-    case WEIR_TYPE_ROW: return 8;
-    case WEIR_TYPE_NULL: return 1;
-    }
-    return 8;
-}
-
-size_t weir_type_size(weir_type t) { return weir_type_is_wide(t) ? 16 : weir_type_width(t.id); }
-
 const char *weir_type_name(weir_type_id id)
 {
     switch (id) {
