@@ -225,8 +225,9 @@ def query(q):
         return ([], "SELECT id, v FROM (SELECT id, v FROM a UNION ALL SELECT w, w FROM b) AS u "
                 "ORDER BY v DESC, id LIMIT %d" % (q.c + 1), ["id", "v"], ["INT", "INT"])
     if q.shape == "distinct-union":
-        return ([], "SELECT s, COUNT(*) AS n FROM (SELECT CAST(k AS BIGINT) AS k, s FROM a UNION "
-                "SELECT k, s FROM b) AS u GROUP BY s",
+        # without the CAST, INT and BIGINT widen to BIGINT (as Flink)
+        return ([], "SELECT s, COUNT(*) AS n FROM (SELECT %s AS k, s FROM a UNION "
+                "SELECT k, s FROM b) AS u GROUP BY s" % ("k" if q.left else "CAST(k AS BIGINT)"),
                 ["s", "n"], ["STRING", "BIGINT"])
     if q.shape == "self-group":
         return ([], "SELECT x.k, COUNT(*) AS n, SUM(y.v) AS sv FROM a AS x JOIN a AS y ON x.k = y.k AND x.id < y.id "

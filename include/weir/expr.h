@@ -153,6 +153,13 @@ int weir_expr_lit_interval_text(weir_expr_arena *a, const char *text, const char
  */
 int weir_expr_call(weir_expr_arena *a, const char *name, weir_expr *const *args, uint32_t n_args,
                    weir_expr **out, weir_error *err);
+/*
+ * The type values of ta and tb both widen to, when both are numeric: INT <
+ * BIGINT < DECIMAL < DOUBLE, DECIMALs to the integral digits and the scale
+ * of both (INT counts as DECIMAL(10, 0), BIGINT as DECIMAL(19, 0));
+ * nullable when either is. False when one is not numeric.
+ */
+bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out);
 /* CAST(e AS type) (an invalid value is a runtime error) or TRY_CAST (NULL). */
 int weir_expr_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, weir_expr **out,
                    weir_error *err);

@@ -82,6 +82,27 @@ bool weir__implicit_ok(const weir_expr *from, weir_type to)
     return false;
 }
 
+bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out)
+{
+    int ra = num_rank(ta.id), rb = num_rank(tb.id);
+    if (!ra || !rb)
+        return false;
+    bool nullable = ta.nullable || tb.nullable;
+    if (ra == 4 || rb == 4) {
+        *out = tmake(WEIR_TYPE_DOUBLE, nullable);
+    } else if (ra == 3 || rb == 3) {
+        int p1, s1, p2, s2;
+        weir__dec_ps(ta, &p1, &s1);
+        weir__dec_ps(tb, &p2, &s2);
+        int d = p1 - s1 > p2 - s2 ? p1 - s1 : p2 - s2;
+        int s = s1 > s2 ? s1 : s2;
+        *out = weir__dec_adjust(d + s, s, nullable);
+    } else {
+        *out = tmake(ra > rb ? ta.id : tb.id, nullable);
+    }
+    return true;
+}
+
 bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
 {
     weir_type ta = a->type, tb = b->type;
@@ -115,22 +136,8 @@ bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
         out->nullable = nullable;
         return true;
     }
-    int ra = num_rank(ta.id), rb = num_rank(tb.id);
-    if (ra && rb) {
-        if (ra == 4 || rb == 4) {
-            *out = tmake(WEIR_TYPE_DOUBLE, nullable);
-        } else if (ra == 3 || rb == 3) {
-            int p1, s1, p2, s2;
-            weir__dec_ps(ta, &p1, &s1);
-            weir__dec_ps(tb, &p2, &s2);
-            int d = p1 - s1 > p2 - s2 ? p1 - s1 : p2 - s2;
-            int s = s1 > s2 ? s1 : s2;
-            *out = weir__dec_adjust(d + s, s, nullable);
-        } else {
-            *out = tmake(ra > rb ? ta.id : tb.id, nullable);
-        }
+    if (weir_type_numeric_common(ta, tb, out))
         return true;
-    }
     if (weir_type_is_time(ta.id) && weir_type_is_time(tb.id)) {
         *out = tmake(WEIR_TYPE_TIMESTAMP_LTZ, nullable);
         return true;

@@ -2552,15 +2552,36 @@ int plan_union_align(plan_ctx *pc, rel *r, weir_schema *want)
     const char **nm = plan_alloc(pc, (n + 1) * sizeof *nm);
     if (!ex || !nm)
         return WEIR_ENOMEM;
+    bool widen = false;
+    for (uint32_t i = 0; i < n; i++)
+        widen |= !types_match(r->schema->fields[i].type, want->fields[i].type);
+    int rc;
+    if (widen) { /* numeric columns cast to the union's types first, then labelled with its nullability */
+        for (uint32_t i = 0; i < n; i++) {
+            weir_error err = {0};
+            weir_type have = r->schema->fields[i].type;
+            if ((rc = weir_expr_column(pc->arena, i, have, &ex[i], &err)))
+                return rc;
+            if (!types_match(have, want->fields[i].type) &&
+                (rc = weir_expr_cast(pc->arena, ex[i], want->fields[i].type, false, &ex[i], &err)))
+                return plan_error(pc, r->loc, rc, "%s", err.message);
+            nm[i] = r->schema->fields[i].name;
+        }
+        rel c;
+        if ((rc = plan_calc(pc, r, NULL, ex, nm, n, &c, "Calc")))
+            return rc;
+        *r = c;
+        if (weir_schema_equal(r->schema, want))
+            return 0;
+    }
     for (uint32_t i = 0; i < n; i++) {
         weir_error err = {0};
-        int rc = weir_expr_column(pc->arena, i, want->fields[i].type, &ex[i], &err);
-        if (rc)
+        if ((rc = weir_expr_column(pc->arena, i, want->fields[i].type, &ex[i], &err)))
             return rc;
         nm[i] = want->fields[i].name;
     }
     rel o;
-    int rc = plan_calc(pc, r, NULL, ex, nm, n, &o, "Calc");
+    rc = plan_calc(pc, r, NULL, ex, nm, n, &o, "Calc");
     if (rc)
         return rc;
     ((weir_schema *)o.schema)->rowtime = want->rowtime;
@@ -2925,8 +2946,12 @@ int plan_setop_rels(plan_ctx *pc, const weir_sql_query *q, const rel *l_in, cons
     if (l.n_physical != r.n_physical)
         return plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN, "%s inputs have %u and %u columns", what, l.n_physical,
                           r.n_physical);
+    /* Numeric columns of different types widen to the type both fit (INT and BIGINT to BIGINT). */
+    weir_type widened[l.n_physical ? l.n_physical : 1];
     for (uint32_t i = 0; i < l.n_physical; i++) {
-        if (!types_match(l.schema->fields[i].type, r.schema->fields[i].type)) {
+        widened[i] = l.schema->fields[i].type;
+        if (!types_match(l.schema->fields[i].type, r.schema->fields[i].type) &&
+            !weir_type_numeric_common(l.schema->fields[i].type, r.schema->fields[i].type, &widened[i])) {
             char a[64], b[64];
             return plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN,
                               "%s column %u ('%s') has type %s on the left and %s on the right; add a CAST", what,
@@ -2939,6 +2964,13 @@ int plan_setop_rels(plan_ctx *pc, const weir_sql_query *q, const rel *l_in, cons
     weir_schema *us = plan_union_schema(pc, both, 2);
     if (!us)
         return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < l.n_physical; i++) {
+        bool nullable = us->fields[i].type.nullable;
+        bool cast = !types_match(widened[i], l.schema->fields[i].type) || !types_match(widened[i], r.schema->fields[i].type);
+        us->fields[i].type = widened[i];
+        /* a cast to DECIMAL may give NULL (weir_expr_cast): the union's column is nullable then */
+        us->fields[i].type.nullable = nullable || (cast && widened[i].id == WEIR_TYPE_DECIMAL);
+    }
     if ((rc = plan_union_align(pc, &l, us)) || (rc = plan_union_align(pc, &r, us)))
         return rc;
     if (sop != WEIR_SQL_SETOP_UNION)
