@@ -17,6 +17,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail=0
+# The header's inline helpers are exported too: a library built against an
+# earlier weir, or without optimisation, calls them by name.
+for sym in weir_type_width weir_type_size weir_error_set; do
+  nm -D "$weir" | grep -q " T $sym\$" || { echo "FAIL: weir does not export $sym"; fail=1; }
+done
 printf '1,abc\n20,xy\n-5,\n,q\n7,ab c\n' > t.csv
 cat > job.sql <<SQL
 CREATE TEMPORARY SYSTEM FUNCTION clamp AS 'weir_example_clamp' LANGUAGE C USING JAR '$lib';

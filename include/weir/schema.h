@@ -109,8 +109,10 @@ weir_type weir_type_make(weir_type_id id, bool nullable);
 weir_type weir_type_decimal(uint8_t precision, uint8_t scale, bool nullable);
 /* Width in bytes of one value in a column of this type (a DECIMAL counts as
  * its narrow form, 8 bytes: use weir_type_size for a full type). Inline:
- * the batch code asks it per value of every row it appends or copies. */
-static inline size_t weir_type_width(weir_type_id id)
+ * the batch code asks it per value of every row it appends or copies; the
+ * library also exports it (a function library built against an earlier
+ * weir calls it by name). */
+inline size_t weir_type_width(weir_type_id id)
 {
     switch (id) {
     case WEIR_TYPE_BOOLEAN: return 1;
@@ -134,8 +136,11 @@ static inline size_t weir_type_width(weir_type_id id)
 }
 /* A DECIMAL stored as a 128-bit unscaled value (precision 19 to 38). */
 static inline bool weir_type_is_wide(weir_type t) { return t.id == WEIR_TYPE_DECIMAL && t.precision > 18; }
-/* Width in bytes of one value of type t: 16 for a DECIMAL of precision > 18. */
-static inline size_t weir_type_size(weir_type t) { return weir_type_is_wide(t) ? 16 : weir_type_width(t.id); }
+/* Width in bytes of one value of type t: 16 for a DECIMAL of precision > 18 (inline, and exported). */
+inline size_t weir_type_size(weir_type t)
+{
+    return t.id == WEIR_TYPE_DECIMAL && t.precision > 18 ? 16 : weir_type_width(t.id);
+}
 /* "BIGINT", "DECIMAL", ... (static string). */
 const char *weir_type_name(weir_type_id id);
 /* Writes e.g. "DECIMAL(10, 2) NOT NULL" into buf; returns buf. */

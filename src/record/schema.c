@@ -6,6 +6,11 @@
 #include "record/nested.h"
 #include "weir/schema.h"
 
+/* The external definitions of the header's inline functions (callers built
+ * against an earlier weir call them by name). */
+extern inline size_t weir_type_width(weir_type_id id);
+extern inline size_t weir_type_size(weir_type t);
+
 weir_type weir_type_make(weir_type_id id, bool nullable)
 {
     weir_type t = {id, 0, 0, nullable};
