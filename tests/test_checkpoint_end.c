@@ -170,3 +170,144 @@ Test(checkpoint_end, a_trigger_that_meets_a_subtask_ending_is_answered)
     weir_schema_destroy(s);
 }
 
+/* ---- nothing after the final checkpoint (the coordinator) ---- */
+
+/* A sink that holds the commit of the first checkpoint completed after its
+ * input ended (the final one: no other is triggered in the test) until the
+ * test releases it. */
+typedef struct hold_sink {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool ended;
+    uint64_t held; /* the checkpoint whose commit waits (0: none yet) */
+    bool release;
+} hold_sink;
+
+static int hold_create(void *arg, const weir_op_info *info, void **out)
+{
+    (void)info;
+    *out = arg;
+    return 0;
+}
+
+static int hold_process(void *op, weir_op_ctx *ctx, int input,
+                        const weir_batch *b)
+{
+    (void)op;
+    (void)ctx;
+    (void)input;
+    (void)b;
+    return 0;
+}
+
+static int hold_finish(void *op, weir_op_ctx *ctx)
+{
+    (void)ctx;
+    hold_sink *h = op;
+    pthread_mutex_lock(&h->mu);
+    h->ended = true;
+    pthread_mutex_unlock(&h->mu);
+    return 0;
+}
+
+static int hold_complete(void *op, weir_op_ctx *ctx, uint64_t id)
+{
+    (void)ctx;
+    hold_sink *h = op;
+    pthread_mutex_lock(&h->mu);
+    if (h->ended && !h->held) {
+        h->held = id;
+        pthread_cond_broadcast(&h->cv);
+        while (!h->release)
+            pthread_cond_wait(&h->cv, &h->mu);
+    }
+    pthread_mutex_unlock(&h->mu);
+    return 0;
+}
+
+static void hold_close(void *op)
+{
+    (void)op;
+}
+
+static const weir_operator_class hold_cls = {
+    .name = "hold",
+    .process = hold_process,
+    .checkpoint_complete = hold_complete,
+    .finish = hold_finish,
+    .close = hold_close,
+};
+
+/*
+ * The final checkpoint completed and the sink is committing it; the
+ * subtasks are about to end. A checkpoint triggered now (by hand, or by
+ * the coordinator, which used to take "the final checkpoint" again while
+ * every subtask still counted as waiting for it) races their end for its
+ * answers; when the job ended first it counted as a failed checkpoint.
+ * Nothing is triggered any more: the final checkpoint is the job's last.
+ */
+Test(checkpoint_end, nothing_is_triggered_after_the_final_checkpoint)
+{
+    char dir[] = "/tmp/weir-ckend-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char ckpt[64];
+    snprintf(ckpt, sizeof ckpt, "%s/ckpt", dir);
+    hold_sink h = {.mu = PTHREAD_MUTEX_INITIALIZER,
+                   .cv = PTHREAD_COND_INITIALIZER};
+    weir_schema *s = th_schema("k BIGINT");
+    th_source *src = th_usource_create(s, 2);
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.parallelism = 2;
+    cfg.batch_size = 8;
+    weir_job *job;
+    cr_assert_eq(weir_job_create(&cfg, &job), 0);
+    weir_source_spec ss = th_source_spec(src, "events");
+    weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
+    weir_stream st;
+    cr_assert_eq(weir_job_source(job, &ss, &wm, 2, &st), 0);
+    weir_operator_spec sink = {
+        .name = "hold", .cls = &hold_cls, .create = hold_create, .arg = &h};
+    cr_assert_eq(weir_job_sink(job, st, &sink, 1), 0);
+    cj_log log = {.len = 0};
+    weir_checkpoint_config c;
+    weir_checkpoint_config_init(&c);
+    c.dir = ckpt;
+    c.interval_ms = 0; /* only the final checkpoint */
+    c.log = cj_log_line;
+    c.log_ud = &log;
+    weir_error err;
+    cr_assert_eq(weir_job_enable_checkpoints(job, &c, &err), 0, "%s",
+                 err.message);
+    cr_assert_eq(weir_job_start(job), 0, "%s", weir_job_error(job));
+    th_source_row(src, 0, 1, (int64_t)1);
+    th_source_row(src, 1, 2, (int64_t)2);
+    th_source_end_all(src);
+
+    pthread_mutex_lock(&h.mu);
+    while (!h.held)
+        pthread_cond_wait(&h.cv, &h.mu);
+    pthread_mutex_unlock(&h.mu);
+    uint64_t id = 0;
+    int rc = weir_job_trigger_checkpoint(job, &id);
+    cr_assert_eq(rc, WEIR_ESTATE,
+                 "checkpoint %llu was triggered after the final checkpoint "
+                 "%llu (%s)\nlog:\n%s",
+                 (unsigned long long)id, (unsigned long long)h.held,
+                 weir_strerror(rc), log.text);
+    pthread_mutex_lock(&h.mu);
+    h.release = true;
+    pthread_cond_broadcast(&h.cv);
+    pthread_mutex_unlock(&h.mu);
+    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
+
+    weir_checkpoint_stats stats;
+    cr_assert_eq(weir_job_checkpoint_stats(job, &stats), 0);
+    cr_assert_eq(stats.failed, 0, "%s", stats.last_failure);
+    cr_assert_eq(stats.completed, 1, "log:\n%s", log.text);
+    cr_assert_eq(stats.last_id, h.held);
+    weir_job_destroy(job);
+    th_source_destroy(src);
+    weir_schema_destroy(s);
+    cj_rmtree(dir);
+}
