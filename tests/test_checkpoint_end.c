@@ -120,10 +120,10 @@ Test(checkpoint_end, a_trigger_that_meets_a_subtask_ending_is_answered)
     weir_stream st;
     cr_assert_eq(weir_job_source(job, &ss, &wm, 2, &st), 0);
     weir_operator_spec sink = th_collect_spec(out, "collect");
-    cr_assert_eq(
-        weir_job_sink(job, weir_stream_partition(st, WEIR_PART_REBALANCE),
-                      &sink, 2),
-        0);
+    cr_assert_eq(weir_job_sink(job,
+                               weir_stream_partition(st, WEIR_PART_REBALANCE),
+                               &sink, 2),
+                 0);
     weir__ckpt_hooks hooks = {.ack = race_ack,
                               .decline = race_decline,
                               .ud = r,
