@@ -2,7 +2,7 @@
  * tests/test_checkpoint_end.c - checkpoints at the end of a job: a trigger
  * that meets a subtask just as it ends is still answered, and once the
  * final checkpoint completed nothing more is triggered (the job is over,
- * docs/checkpoints.md "The end of a job").
+ * docs/checkpoints.md, "The end of the job: a final checkpoint").
  *
  * The races are made to happen every time: a test hook holds the trigger
  * between two subtasks until the job ended, and a sink holds the final
