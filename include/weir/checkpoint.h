@@ -153,7 +153,8 @@ int weir_job_enable_checkpoints(weir_job *job,
 const char *weir_job_restored_from(const weir_job *job);
 
 /* Triggers a checkpoint now (outside the interval); *id gets its id. The job
- * must be running. */
+ * must be running: WEIR_ESTATE once it ended, or once its final checkpoint
+ * completed (the job is ending; that checkpoint holds its last state). */
 int weir_job_trigger_checkpoint(weir_job *job, uint64_t *id);
 
 /*

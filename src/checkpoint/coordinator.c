@@ -160,6 +160,11 @@ struct weir__coord {
     int64_t last_end_ms;     /* end (complete or failed) of the last checkpoint;
                                 INT64_MIN: none */
     int64_t final_retry_ms;
+    /* The final checkpoint that completed (0: none yet): every subtask
+     * answered it with its final snapshot, so its completion ends them all
+     * and the job. Nothing is triggered after it: a trigger would race the
+     * subtasks' end for an answer, only to record the same state again. */
+    uint64_t final_id;
     uint32_t consecutive_failures;
     int abort_code; /* tolerable failures exceeded: the coordinator thread fails
                        the job */
@@ -1127,6 +1132,8 @@ static void complete_locked(weir__coord *c, pending *p,
     c->stats.last_time_ms = p->trigger_ms;
     c->stats.completed++;
     c->consecutive_failures = 0;
+    if (p->all_final && !c->gate && !c->final_id)
+        c->final_id = p->id;
     /* Retention: the newest num_retained complete checkpoints stay. */
     uint64_t drop[64];
     uint32_t n_drop = 0;
@@ -1608,6 +1615,8 @@ static void *coord_main(void *arg)
                     p = NULL;
                 }
             }
+        } else if (c->final_id) {
+            /* The final checkpoint completed: the job is ending. */
         } else if (c->n_final_ready >= c->n_subtasks && c->n_active == 0 &&
                    now >= c->final_retry_ms) {
             /* Every subtask ended and waits: the final checkpoint, now. */
@@ -2270,7 +2279,7 @@ int weir_job_trigger_checkpoint(weir_job *job, uint64_t *id)
     if (c->gate)
         return WEIR_EUNSUPPORTED; /* the leader triggers, at the interval */
     pthread_mutex_lock(&c->mu);
-    if (!c->running || c->ending) {
+    if (!c->running || c->ending || c->final_id) {
         pthread_mutex_unlock(&c->mu);
         return WEIR_ESTATE;
     }

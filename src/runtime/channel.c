@@ -39,24 +39,26 @@ void weir__gate_fini(weir__gate *g)
     g->cmds = NULL;
 }
 
-int weir__gate_post(weir__gate *g, weir__cmd_type type, uint64_t id)
+int weir__gate_post_locked(weir__gate *g, weir__cmd_type type, uint64_t id)
 {
-    int rc = 0;
-    pthread_mutex_lock(&g->mu);
     if (g->n_cmds == g->cap_cmds) {
         uint32_t cap = g->cap_cmds ? g->cap_cmds * 2 : 8;
         weir__cmd *c = weir_realloc(g->cmds, cap * sizeof *c);
-        if (!c) {
-            rc = WEIR_ENOMEM;
-            goto out;
-        }
+        if (!c)
+            return WEIR_ENOMEM;
         g->cmds = c;
         g->cap_cmds = cap;
     }
     g->cmds[g->n_cmds++] = (weir__cmd){.type = (uint8_t)type, .id = id};
     atomic_fetch_add(&g->pending_cmds, 1);
     pthread_cond_signal(&g->cv);
-out:
+    return 0;
+}
+
+int weir__gate_post(weir__gate *g, weir__cmd_type type, uint64_t id)
+{
+    pthread_mutex_lock(&g->mu);
+    int rc = weir__gate_post_locked(g, type, id);
     pthread_mutex_unlock(&g->mu);
     return rc;
 }

@@ -121,6 +121,8 @@ int weir__gate_init(weir__gate *g);
 void weir__gate_fini(weir__gate *g);
 /* Appends a command and wakes the subtask. */
 int weir__gate_post(weir__gate *g, weir__cmd_type type, uint64_t id);
+/* The same with g->mu held by the caller. */
+int weir__gate_post_locked(weir__gate *g, weir__cmd_type type, uint64_t id);
 /* Wakes the subtask (and every producer blocked on its channels is woken by
  * weir__channel_wake). */
 void weir__gate_wake(weir__gate *g);

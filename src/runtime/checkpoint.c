@@ -4,13 +4,15 @@
  * and the snapshot format).
  *
  * A trigger and a subtask's end race: the subtask marks itself finished
- * under its gate's mutex, and the trigger checks that flag under the same
- * mutex, so every subtask either receives the trigger in its mailbox (and
- * acks, or acks "finished" when it ends without seeing the barrier) or is
- * acked "finished" by the trigger itself.
+ * and drains its mailbox under its gate's mutex, and the trigger checks
+ * that flag and posts to the mailbox in one step under the same mutex, so
+ * every subtask either receives the trigger in its mailbox (and acks, or
+ * acks "finished" when it ends without seeing the barrier) or is acked
+ * "finished" by the trigger itself.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -141,38 +143,46 @@ void *weir__job_companion_ud(const weir_job *job)
     return job ? job->companion.ud : NULL;
 }
 
+static _Atomic(weir__trigger_test_hook) g_trigger_hook;
+
+void weir__set_trigger_test_hook(weir__trigger_test_hook fn)
+{
+    atomic_store(&g_trigger_hook, fn);
+}
+
 static int post_all(weir_job *job, weir__cmd_type type, uint64_t id)
 {
     if (job->phase != 1)
         return WEIR_ESTATE;
+    weir__trigger_test_hook hook =
+        type == WEIR__CMD_CHECKPOINT ? atomic_load(&g_trigger_hook) : NULL;
     for (uint32_t t = 0; t < job->n_tasks; t++) {
         weir__task *task = &job->tasks[t];
         for (uint32_t s = 0; s < task->parallelism; s++) {
             weir__subtask *st = task->subtasks[s];
             weir__gate *g = &st->gate;
+            if (hook)
+                hook(id, task->id, s);
+            /* One step under the gate's mutex, which mark_finished holds
+             * while it marks the subtask and drains its mailbox: the
+             * command is either in the mailbox before that (and answered
+             * there) or this sees the subtask finished and answers for
+             * it. */
             pthread_mutex_lock(&g->mu);
             bool finished = st->finished;
+            int rc = finished ? 0 : weir__gate_post_locked(g, type, id);
             pthread_mutex_unlock(&g->mu);
-            if (finished) {
-                if (type == WEIR__CMD_CHECKPOINT && job->has_hooks &&
-                    job->hooks.ack) {
-                    weir__task_snapshot snap = {.ckpt_id = id,
-                                                .task = task->id,
-                                                .subtask = s,
-                                                .parallelism =
-                                                    task->parallelism,
-                                                .finished = true};
-                    job->hooks.ack(job->hooks.ud, &snap);
-                }
-                continue;
-            }
-            /*
-             * The subtask may finish between the check and the post; then
-             * mark_finished finds the command in its mailbox and acks it.
-             */
-            int rc = weir__gate_post(g, type, id);
             if (rc)
                 return rc;
+            if (finished && type == WEIR__CMD_CHECKPOINT && job->has_hooks &&
+                job->hooks.ack) {
+                weir__task_snapshot snap = {.ckpt_id = id,
+                                            .task = task->id,
+                                            .subtask = s,
+                                            .parallelism = task->parallelism,
+                                            .finished = true};
+                job->hooks.ack(job->hooks.ud, &snap);
+            }
         }
     }
     return 0;

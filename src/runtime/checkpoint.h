@@ -208,6 +208,16 @@ typedef int (*weir__snapshot_test_hook)(uint64_t id, int task,
                                         uint32_t subtask);
 void weir__set_snapshot_test_hook(weir__snapshot_test_hook fn);
 
+/*
+ * Tests only: when set, weir__job_trigger_checkpoint calls fn (on the
+ * triggering thread) before it hands checkpoint `id` to each subtask, so a
+ * test can let that subtask end just then. Set it before the job starts,
+ * clear it after.
+ */
+typedef void (*weir__trigger_test_hook)(uint64_t id, int task,
+                                        uint32_t subtask);
+void weir__set_trigger_test_hook(weir__trigger_test_hook fn);
+
 /* Before weir_job_start. */
 int weir__job_set_ckpt_hooks(weir_job *job, const weir__ckpt_hooks *hooks);
 /* Number of subtasks in the running job: the acks to expect per checkpoint. */
