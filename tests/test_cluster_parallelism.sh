@@ -15,6 +15,10 @@
 #      p 1, both killed after a few checkpoints, then p 2, killed again,
 #      then p 1 to the end: every row exactly once.
 #      The same with only the source's parallelism changed.
+#      A folder of 2 files at scan.parallelism 2 (both splits in process
+#      0) unioned with a datagen, restored at 1 (one split moves to
+#      process 1, whose part held none of the folder's splits): both
+#      processes see the change, every row once.
 #   2. The windowed job of the crash tests (a keyed exchange, a repartition
 #      topic): p 1 -> 2 -> 1 the same way: equal to the Python model
 #      (tests/cluster_crash_oracle.py).
@@ -51,7 +55,7 @@ fail() {
 }
 
 . "$SRC/tests/support/cluster.sh"
-cluster_mock pa-control:1 pd-control:1 pb-control:1 pb-tumbling_window-2-repartition:4 pc-control:1
+cluster_mock pa-control:1 pd-control:1 pe-control:1 pb-control:1 pb-tumbling_window-2-repartition:4 pc-control:1
 
 # start NAME I P [CKDIR]: process I of 2 of job NAME at parallelism P
 start() {
@@ -114,7 +118,7 @@ echo "  stateless job, p 1 -> 2 -> 1 on 2 processes: $n rows, each once"
 cd .. || exit 1
 
 # 1b. only the source's parallelism changes (the sink's stays 1): the
-# source's own is read from the subtasks that held its splits
+# source's own is read from its subtasks' records
 mkdir a2 && cd a2 || exit 1
 srcjob() {
     sed "s/'rows-per-second'/'scan.parallelism' = '$1', 'rows-per-second'/" ../a/job.sql > job.sql
@@ -134,6 +138,41 @@ u=$(cat out/part-* | sort -u | wc -l)
     fail "source p 1 -> 2 -> 1: $n rows, $u distinct, want $ROWS once each"
 grep -q "operator 'datagen': 1, now 2" log.0 || fail "process 0 did not say the source's parallelism changed"
 echo "  only the source's parallelism, 1 -> 2 -> 1: $n rows, each once"
+cd .. || exit 1
+
+# 1c. a source none of whose splits were in process 1's part: process 1
+# must see its parallelism change too (it used to decide from the splits
+# of its own part, read only that part, and read b.csv again)
+mkdir a3 && cd a3 || exit 1
+mkdir in
+seq "$ROWS" "$((ROWS + 499))" > in/a.csv
+seq "$((ROWS + 500))" "$((ROWS + 999))" > in/b.csv
+filejob() {
+    cat > job.sql <<SQL
+CREATE TABLE f (id BIGINT) WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'csv',
+  'scan.parallelism' = '$1');
+CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '$ROWS',
+  'rows-per-second' = '$RATE',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '$((ROWS - 1))');
+CREATE TABLE o (id BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
+INSERT INTO o SELECT id FROM f UNION ALL SELECT id FROM g;
+SQL
+}
+filejob 2
+start pe 0 1; start pe 1 1
+kill_after_checkpoint
+filejob 1
+start pe 0 1; start pe 1 1
+finish "file source p 2 -> 1"
+n=$(cat out/part-* | wc -l)
+u=$(cat out/part-* | sort -u | wc -l)
+[ "$u" = "$((ROWS + 1000))" ] && [ "$n" = "$((ROWS + 1000))" ] ||
+    fail "file source p 2 -> 1: $n rows, $u distinct, want $((ROWS + 1000)) once each"
+for i in 0 1; do
+    grep -q "operator 'filesystem': 2, now 1" log.$i ||
+        fail "process $i did not say the file source's parallelism changed"
+done
+echo "  a source whose splits were all in process 0, 2 -> 1: both processes see it, $n rows, each once"
 cd .. || exit 1
 
 # 2. keyed window job

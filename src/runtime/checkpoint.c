@@ -223,13 +223,18 @@ typedef struct snap_kg {
 
 typedef struct snap_split {
     int node;
-    uint32_t parallelism; /* of the subtask that held it */
     char *id;
     bool finished;
     const uint8_t *pos;
     size_t pos_len;
     weir_ts max_ts;
 } snap_split;
+
+/* One subtask of a source: its parallelism, with or without splits. */
+typedef struct snap_source {
+    int node;
+    uint32_t parallelism;
+} snap_source;
 
 /* A native RocksDB checkpoint of one old subtask's operator. */
 typedef struct snap_native {
@@ -266,6 +271,8 @@ struct weir__snapshot_set {
     uint32_t n_kgs, cap_kgs;
     snap_split *splits;
     uint32_t n_splits, cap_splits;
+    snap_source *sources;
+    uint32_t n_sources, cap_sources;
 };
 
 int weir__snapshot_set_create(weir__snapshot_set **out)
@@ -307,6 +314,7 @@ void weir__snapshot_set_destroy(weir__snapshot_set *s)
     weir_free(s->ops);
     weir_free(s->kgs);
     weir_free(s->splits);
+    weir_free(s->sources);
     weir_free(s);
 }
 
@@ -503,6 +511,8 @@ int weir__snapshot_set_remap(weir__snapshot_set *s, const int *map,
                    &s->natives[k].name);
     for (uint32_t k = 0; k < s->n_splits; k++)
         s->splits[k].node = remapped(map, n_map, s->splits[k].node);
+    for (uint32_t k = 0; k < s->n_sources; k++)
+        s->sources[k].node = remapped(map, n_map, s->sources[k].node);
     for (uint32_t i = 0; i < s->n_ops; i++) {
         if (!nn[i]) { /* dropped: no job node asks for -1 */
             s->ops[i].node = -1;
@@ -608,8 +618,13 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
         rc = get_small(&c, &node);
         if (!rc)
             rc = get_small(&c, &n);
+        /* Every source subtask has this record, splits or none. */
+        if (!rc && !(rc = grow((void **)&s->sources, &s->cap_sources,
+                               s->n_sources, sizeof *s->sources)))
+            s->sources[s->n_sources++] =
+                (snap_source){.node = (int)node, .parallelism = par};
         for (uint32_t i = 0; i < n && !rc; i++) {
-            snap_split sp = {.node = (int)node, .parallelism = par};
+            snap_split sp = {.node = (int)node};
             uint8_t fin;
             if ((rc = weir_cursor_get_str(&c, &sp.id)))
                 break;
@@ -825,17 +840,23 @@ static int native_kg(weir__snapshot_set *s, snap_native *n, uint32_t kg,
     return weir__backend_snapshot_kg(n->canon, kg, state);
 }
 
-/* A source keeps no operator state: its parallelism is that of the
- * subtasks that held its splits. */
+/*
+ * A source keeps no operator state: its parallelism is that of its
+ * subtasks, each of which records it even when it held no split (a
+ * process whose part holds none of a source's splits still sees its
+ * parallelism change). A source has no name here; its node is the job's
+ * (weir__snapshot_set_remap, or the same graph), and no node is both a
+ * source and an operator.
+ */
 static uint32_t set_op_parallelism(void *ud, int node, const char *name)
 {
     weir__snapshot_set *s = ud;
     for (uint32_t i = 0; i < s->n_ops; i++)
         if (s->ops[i].node == node && strcmp(s->ops[i].name, name) == 0)
             return s->ops[i].parallelism;
-    for (uint32_t i = 0; i < s->n_splits; i++)
-        if (s->splits[i].node == node)
-            return s->splits[i].parallelism;
+    for (uint32_t i = 0; i < s->n_sources; i++)
+        if (s->sources[i].node == node)
+            return s->sources[i].parallelism;
     return 0;
 }
 
