@@ -10,6 +10,12 @@
  * The inner class rides in the bound aggregate's udf pointer (a static
  * class, never freed); every call sees the inner function through a copy of
  * the bound aggregate with that class put back.
+ *
+ * The partial accumulators arrive in one of two forms (merge.h): the
+ * COUNT/SUM/AVG family as BIGINT columns holding the accumulator's words,
+ * which add merges from the batch directly (word by word where the merge is
+ * a sum of words), anything else serialised into one BYTES column. The
+ * column's type tells which, so a batch of either form is merged right.
  */
 #include <string.h>
 
@@ -38,6 +44,58 @@ bool weir__agg_two_phase_ok(const weir_agg *a)
         return false;
     weir_type_id t = a->input_type.id;
     return t == WEIR_TYPE_INT || t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_DECIMAL;
+}
+
+static const char *const count_star_words[] = {"rows"};
+static const char *const count_words[] = {"rows", "n"};
+static const char *const isum_words[] = {"rows", "n", "sum"};
+static const char *const dsum_words[] = {"rows", "n", "sum_lo", "sum_hi", "sum_top"};
+
+/* The words of cls's accumulator sent as columns (0: serialised); *additive: its merge adds them one by one. */
+static uint32_t partial_words(const weir_agg_class *cls, const char *const **names, bool *additive)
+{
+    *additive = true;
+    if (cls == &weir__agg_count_star) {
+        *names = count_star_words;
+        return 1;
+    }
+    if (cls == &weir__agg_count) {
+        *names = count_words;
+        return 2;
+    }
+    if (cls == &weir__agg_sum_int || cls == &weir__agg_sum_bigint || cls == &weir__agg_sum0_int ||
+        cls == &weir__agg_sum0_bigint || cls == &weir__agg_avg_int || cls == &weir__agg_avg_bigint) {
+        *names = isum_words;
+        return 3;
+    }
+    if (cls == &weir__agg_sum_decimal || cls == &weir__agg_sum0_decimal || cls == &weir__agg_avg_decimal) {
+        /* the sum's 192 bits carry from word to word: the function's merge adds them */
+        *additive = false;
+        *names = dsum_words;
+        return 5;
+    }
+    *names = NULL;
+    return 0;
+}
+
+uint32_t weir__agg_partial_cols(const weir_agg *a, const char *const **names)
+{
+    const char *const *nm;
+    bool additive;
+    uint32_t n = a->udf || a->inner ? 0 : partial_words(a->cls, &nm, &additive);
+    if (names)
+        *names = n ? nm : NULL;
+    return n;
+}
+
+void weir__agg_partial_put(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
+{
+    uint32_t n = weir__agg_partial_cols(a, NULL);
+    const int64_t *w = acc;
+    for (uint32_t i = 0; i < n; i++) {
+        WEIR_COL_I64(out, col + i)[row] = w[i];
+        weir_batch_set_valid(out, col + i, row);
+    }
 }
 
 void weir__agg_merge_of(const weir_agg *a, int32_t col, weir_agg *out)
@@ -69,30 +127,99 @@ static void m_init(const weir_agg *m, void *acc)
 }
 
 /* Folds in the accumulator serialised at (b, m->input_col, row); a NULL there is no rows. */
-static int m_add(const weir_agg *m, void *acc, const weir_batch *b, uint32_t row)
+static int add_serialised(const weir_agg *a, void *acc, const weir_batch *b, uint32_t col, uint32_t row)
 {
-    if (weir_batch_is_null(b, (uint32_t)m->input_col, row))
+    if (weir_batch_is_null(b, col, row))
         return 0;
-    weir_agg a = inner_of(m);
     uint32_t len;
-    const char *p = weir_batch_str(b, (uint32_t)m->input_col, row, &len);
-    size_t sz = a.cls->acc_size(&a);
+    const char *p = weir_batch_str(b, col, row, &len);
+    size_t sz = a->cls->acc_size(a);
     _Alignas(8) unsigned char small[256];
     void *part = sz <= sizeof small ? (void *)small : weir_malloc(sz);
     if (!part)
         return WEIR_ENOMEM;
     weir_cursor cur;
     weir_cursor_init(&cur, p, len);
-    int rc = a.cls->deserialize(&a, part, &cur);
+    int rc = a->cls->deserialize(a, part, &cur);
     if (!rc && weir_cursor_left(&cur))
         rc = WEIR_ECORRUPT;
     if (!rc)
-        rc = a.cls->merge(&a, acc, part);
-    if (a.cls->destroy)
-        a.cls->destroy(&a, part);
+        rc = a->cls->merge(a, acc, part);
+    if (a->cls->destroy)
+        a->cls->destroy(a, part);
     if (part != small)
         weir_free(part);
     return rc;
+}
+
+/*
+ * Whether b holds a's partial accumulators as the n words of
+ * weir__agg_partial_cols from column col on (else serialised, BYTES).
+ */
+static int typed_form(const weir_agg *a, const weir_batch *b, uint32_t col, uint32_t *n, bool *additive)
+{
+    if (b->cols[col].type.id == WEIR_TYPE_BYTES) {
+        *n = 0;
+        return 0;
+    }
+    const char *const *names;
+    *n = a->udf || a->inner ? 0 : partial_words(a->cls, &names, additive);
+    if (!*n || col + *n > b->schema->n_fields)
+        return WEIR_ECORRUPT;
+    for (uint32_t i = 0; i < *n; i++)
+        if (b->cols[col + i].type.id != WEIR_TYPE_BIGINT)
+            return WEIR_ECORRUPT;
+    return 0;
+}
+
+/* Folds in the words at (b, col ..., row): the local phase sent them, one for each word of the accumulator. */
+static int add_words(const weir_agg *a, void *acc, const weir_batch *b, uint32_t col, uint32_t n, uint32_t row)
+{
+    int64_t w[WEIR__AGG_PARTIAL_MAX];
+    for (uint32_t i = 0; i < n; i++)
+        w[i] = WEIR_COL_I64(b, col + i)[row];
+    return a->cls->merge(a, acc, w);
+}
+
+static int m_add(const weir_agg *m, void *acc, const weir_batch *b, uint32_t row)
+{
+    weir_agg a = inner_of(m);
+    uint32_t col = (uint32_t)m->input_col, n;
+    bool additive;
+    int rc = typed_form(&a, b, col, &n, &additive);
+    if (rc)
+        return rc;
+    return n ? add_words(&a, acc, b, col, n, row) : add_serialised(&a, acc, b, col, row);
+}
+
+/* The batch path: the form is looked at once, and additive words are summed in place. */
+static int m_add_rows(const weir_agg *m, void *const *accs, const weir_batch *b, const uint32_t *rows, uint32_t n)
+{
+    weir_agg a = inner_of(m);
+    uint32_t col = (uint32_t)m->input_col, nw;
+    bool additive;
+    int rc = typed_form(&a, b, col, &nw, &additive);
+    if (rc)
+        return rc;
+    if (!nw) {
+        for (uint32_t i = 0; i < n && !rc; i++)
+            rc = add_serialised(&a, accs[i], b, col, rows[i]);
+        return rc;
+    }
+    if (!additive) {
+        for (uint32_t i = 0; i < n && !rc; i++)
+            rc = add_words(&a, accs[i], b, col, nw, rows[i]);
+        return rc;
+    }
+    /* wrapping int64 sums, word by word: exactly the function's merge */
+    for (uint32_t k = 0; k < nw; k++) {
+        const int64_t *v = WEIR_COL_I64(b, col + k);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t *w = (uint64_t *)accs[i] + k;
+            *w += (uint64_t)v[rows[i]];
+        }
+    }
+    return 0;
 }
 
 static int m_merge(const weir_agg *m, void *acc, const void *other)
@@ -137,6 +264,7 @@ static const weir_agg_class merge_class = {
     .acc_size = m_acc_size,
     .init = m_init,
     .add = m_add,
+    .add_rows = m_add_rows,
     .merge = m_merge,
     .result = m_result,
     .serialize = m_serialize,

@@ -21,11 +21,35 @@
  */
 bool weir__agg_two_phase_ok(const weir_agg *a);
 
+/* The most columns one function's partial accumulator takes. */
+#define WEIR__AGG_PARTIAL_MAX 5
+
+/*
+ * How the local phase sends a's partial accumulator (a two-phase function):
+ * 0 - serialised by a's serialize into one BYTES column (MIN, MAX); n > 0 -
+ * as n BIGINT NOT NULL columns, the accumulator's int64 words in order
+ * (COUNT(*): rows; COUNT: rows, non-NULL values; SUM, SUM0, AVG of INT
+ * and BIGINT: rows, non-NULL values, the sum modulo 2^64; of DECIMAL:
+ * rows, non-NULL values and the 192-bit sum's three words), which the
+ * global phase merges straight from the batch with nothing to decode.
+ * The names (e.g. "rows", "sum") are for the columns' names.
+ */
+uint32_t weir__agg_partial_cols(const weir_agg *a, const char *const **names);
+
+/*
+ * The local phase's output of a's accumulator acc in the typed form
+ * (weir__agg_partial_cols(a) > 0): its words into BIGINT columns col ...
+ * of row.
+ */
+void weir__agg_partial_put(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row);
+
 /*
  * *out: the global phase of a (a copy of a whose accumulator is a's): each
- * input row holds, in BYTES column col, a's accumulator serialised by a's
- * serialize; add deserialises it and merges it in. It has no retract. Its
- * accumulator, result and serialised form are a's, so its state is a's.
+ * input row holds a's partial accumulator from column col on, in the form
+ * the column's type says: BYTES, serialised by a's serialize (add
+ * deserialises it and merges it in), or BIGINT, the words of
+ * weir__agg_partial_cols (add merges them as they are). It has no retract.
+ * Its accumulator, result and serialised form are a's, so its state is a's.
  */
 void weir__agg_merge_of(const weir_agg *a, int32_t col, weir_agg *out);
 
