@@ -1,21 +1,22 @@
 /*
  * agg/agg_merge.c - the global phase of a two-phase aggregation: a
- * function whose input values are another function's serialised
+ * function whose input values are another function's partial
  * accumulators (made by the local phase, ops/local_agg.c) and whose add is
- * that function's deserialize + merge. Everything else - the accumulator
+ * that function's merge. Everything else - the accumulator
  * block, result, serialised form, emptiness - is the inner function's, so
  * an operator running the global phase keeps the same state as one that
  * adds the rows itself.
  *
- * The inner class rides in the bound aggregate's udf pointer (a static
- * class, never freed); every call sees the inner function through a copy of
- * the bound aggregate with that class put back.
+ * The partial accumulators arrive in one of two forms (merge.h): COUNT,
+ * SUM, AVG and MIN/MAX of 64-bit values as BIGINT columns holding the
+ * accumulator's words, which add merges from the batch directly (word by
+ * word where the merge is a sum of words, else through the function's
+ * merge), anything else serialised into one BYTES column. The column's
+ * type tells which, so a batch of either form is merged right.
  *
- * The partial accumulators arrive in one of two forms (merge.h): the
- * COUNT/SUM/AVG family as BIGINT columns holding the accumulator's words,
- * which add merges from the batch directly (word by word where the merge is
- * a sum of words), anything else serialised into one BYTES column. The
- * column's type tells which, so a batch of either form is merged right.
+ * The inner class rides in the bound aggregate's udf pointer (a static
+ * class, never freed); add, merge and the serialised form see the inner
+ * function through a copy of the bound aggregate with that class put back.
  */
 #include <string.h>
 
@@ -50,11 +51,19 @@ static const char *const count_star_words[] = {"rows"};
 static const char *const count_words[] = {"rows", "n"};
 static const char *const isum_words[] = {"rows", "n", "sum"};
 static const char *const dsum_words[] = {"rows", "n", "sum_lo", "sum_hi", "sum_top"};
+static const char *const extreme_words[] = {"rows", "has", "value"};
 
-/* The words of cls's accumulator sent as columns (0: serialised); *additive: its merge adds them one by one. */
-static uint32_t partial_words(const weir_agg_class *cls, const char *const **names, bool *additive)
+/*
+ * The words of a's accumulator sent as columns (0: serialised); *additive:
+ * its merge adds them one by one. a is the function itself (its class, not
+ * MERGE's).
+ */
+static uint32_t partial_words(const weir_agg *a, const char *const **names, bool *additive)
 {
+    const weir_agg_class *cls = a->cls;
     *additive = true;
+    if (a->udf || a->inner)
+        return 0;
     if (cls == &weir__agg_count_star) {
         *names = count_star_words;
         return 1;
@@ -74,6 +83,15 @@ static uint32_t partial_words(const weir_agg_class *cls, const char *const **nam
         *names = dsum_words;
         return 5;
     }
+    if (cls == &weir__agg_min || cls == &weir__agg_max) {
+        /* rows, whether a value is kept, and its 64 bits; a string or a 38-digit DECIMAL travels serialised */
+        vkind k = weir__agg_vkind(a->input_type);
+        if (k != VK_I64 && k != VK_F64)
+            return 0;
+        *additive = false;
+        *names = extreme_words;
+        return 3;
+    }
     *names = NULL;
     return 0;
 }
@@ -82,20 +100,10 @@ uint32_t weir__agg_partial_cols(const weir_agg *a, const char *const **names)
 {
     const char *const *nm;
     bool additive;
-    uint32_t n = a->udf || a->inner ? 0 : partial_words(a->cls, &nm, &additive);
+    uint32_t n = partial_words(a, &nm, &additive);
     if (names)
         *names = n ? nm : NULL;
     return n;
-}
-
-void weir__agg_partial_put(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
-{
-    uint32_t n = weir__agg_partial_cols(a, NULL);
-    const int64_t *w = acc;
-    for (uint32_t i = 0; i < n; i++) {
-        WEIR_COL_I64(out, col + i)[row] = w[i];
-        weir_batch_set_valid(out, col + i, row);
-    }
 }
 
 void weir__agg_merge_of(const weir_agg *a, int32_t col, weir_agg *out)
@@ -114,16 +122,27 @@ const weir_agg_class *weir__agg_merge_inner(const weir_agg *m, bool *star)
     return c;
 }
 
+/*
+ * acc_size, init, result, destroy and is_empty run once per window or
+ * group, not per row: they get m itself, not a copy. Those of the
+ * functions two phases take (COUNT, SUM, SUM0, AVG, MIN, MAX) read the
+ * bound aggregate's types only, never its class, udf or input column, in
+ * which m differs from the function. (add, merge and the serialised form
+ * do look at the class: MIN/MAX tell themselves apart by it.)
+ */
+static inline const weir_agg_class *inner_cls(const weir_agg *m)
+{
+    return m->udf;
+}
+
 static size_t m_acc_size(const weir_agg *m)
 {
-    weir_agg a = inner_of(m);
-    return a.cls->acc_size(&a);
+    return inner_cls(m)->acc_size(m);
 }
 
 static void m_init(const weir_agg *m, void *acc)
 {
-    weir_agg a = inner_of(m);
-    a.cls->init(&a, acc);
+    inner_cls(m)->init(m, acc);
 }
 
 /* Folds in the accumulator serialised at (b, m->input_col, row); a NULL there is no rows. */
@@ -163,7 +182,7 @@ static int typed_form(const weir_agg *a, const weir_batch *b, uint32_t col, uint
         return 0;
     }
     const char *const *names;
-    *n = a->udf || a->inner ? 0 : partial_words(a->cls, &names, additive);
+    *n = partial_words(a, &names, additive);
     if (!*n || col + *n > b->schema->n_fields)
         return WEIR_ECORRUPT;
     for (uint32_t i = 0; i < *n; i++)
@@ -172,13 +191,29 @@ static int typed_form(const weir_agg *a, const weir_batch *b, uint32_t col, uint
     return 0;
 }
 
-/* Folds in the words at (b, col ..., row): the local phase sent them, one for each word of the accumulator. */
-static int add_words(const weir_agg *a, void *acc, const weir_batch *b, uint32_t col, uint32_t n, uint32_t row)
+/* An accumulator rebuilt from the words the local phase sent. */
+typedef struct words {
+    int64_t w[8];
+} words;
+
+/* w: zero, and room for a's accumulator. */
+static int words_init(const weir_agg *a, words *w)
 {
-    int64_t w[WEIR__AGG_PARTIAL_MAX];
+    memset(w, 0, sizeof *w);
+    return a->cls->acc_size(a) <= sizeof w->w ? 0 : WEIR_EINVAL;
+}
+
+/*
+ * Folds in the words at (b, col ..., row) - the first n words of an
+ * accumulator - through w; the rest of it (a MIN/MAX's string, unused for
+ * the 64-bit values sent so) stays zero, as init leaves it.
+ */
+static int add_words(const weir_agg *a, void *acc, const weir_batch *b, uint32_t col, uint32_t n, uint32_t row,
+                     words *w)
+{
     for (uint32_t i = 0; i < n; i++)
-        w[i] = WEIR_COL_I64(b, col + i)[row];
-    return a->cls->merge(a, acc, w);
+        w->w[i] = WEIR_COL_I64(b, col + i)[row];
+    return a->cls->merge(a, acc, w->w);
 }
 
 static int m_add(const weir_agg *m, void *acc, const weir_batch *b, uint32_t row)
@@ -189,7 +224,10 @@ static int m_add(const weir_agg *m, void *acc, const weir_batch *b, uint32_t row
     int rc = typed_form(&a, b, col, &n, &additive);
     if (rc)
         return rc;
-    return n ? add_words(&a, acc, b, col, n, row) : add_serialised(&a, acc, b, col, row);
+    if (!n)
+        return add_serialised(&a, acc, b, col, row);
+    words w;
+    return (rc = words_init(&a, &w)) ? rc : add_words(&a, acc, b, col, n, row, &w);
 }
 
 /* The batch path: the form is looked at once, and additive words are summed in place. */
@@ -207,8 +245,10 @@ static int m_add_rows(const weir_agg *m, void *const *accs, const weir_batch *b,
         return rc;
     }
     if (!additive) {
+        words w;
+        rc = words_init(&a, &w);
         for (uint32_t i = 0; i < n && !rc; i++)
-            rc = add_words(&a, accs[i], b, col, nw, rows[i]);
+            rc = add_words(&a, accs[i], b, col, nw, rows[i], &w);
         return rc;
     }
     /* wrapping int64 sums, word by word: exactly the function's merge */
@@ -230,8 +270,7 @@ static int m_merge(const weir_agg *m, void *acc, const void *other)
 
 static int m_result(const weir_agg *m, const void *acc, weir_batch *out, uint32_t col, uint32_t row)
 {
-    weir_agg a = inner_of(m);
-    return a.cls->result(&a, acc, out, col, row);
+    return inner_cls(m)->result(m, acc, out, col, row);
 }
 
 static int m_serialize(const weir_agg *m, const void *acc, weir_buf *out)
@@ -248,15 +287,15 @@ static int m_deserialize(const weir_agg *m, void *acc, weir_cursor *in)
 
 static void m_destroy(const weir_agg *m, void *acc)
 {
-    weir_agg a = inner_of(m);
-    if (a.cls->destroy)
-        a.cls->destroy(&a, acc);
+    const weir_agg_class *c = inner_cls(m);
+    if (c->destroy)
+        c->destroy(m, acc);
 }
 
 static bool m_is_empty(const weir_agg *m, const void *acc)
 {
-    weir_agg a = inner_of(m);
-    return a.cls->is_empty && a.cls->is_empty(&a, acc);
+    const weir_agg_class *c = inner_cls(m);
+    return c->is_empty && c->is_empty(m, acc);
 }
 
 static const weir_agg_class merge_class = {

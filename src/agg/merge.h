@@ -26,22 +26,18 @@ bool weir__agg_two_phase_ok(const weir_agg *a);
 
 /*
  * How the local phase sends a's partial accumulator (a two-phase function):
- * 0 - serialised by a's serialize into one BYTES column (MIN, MAX); n > 0 -
- * as n BIGINT NOT NULL columns, the accumulator's int64 words in order
- * (COUNT(*): rows; COUNT: rows, non-NULL values; SUM, SUM0, AVG of INT
- * and BIGINT: rows, non-NULL values, the sum modulo 2^64; of DECIMAL:
- * rows, non-NULL values and the 192-bit sum's three words), which the
- * global phase merges straight from the batch with nothing to decode.
- * The names (e.g. "rows", "sum") are for the columns' names.
+ * n > 0 - as n BIGINT NOT NULL columns holding the accumulator's first n
+ * int64 words, in order (COUNT(*): rows; COUNT: rows, non-NULL values;
+ * SUM, SUM0, AVG of INT and BIGINT: rows, non-NULL values, the sum modulo
+ * 2^64; of DECIMAL: rows, non-NULL values and the 192-bit sum's three
+ * words; MIN, MAX of a value held in 64 bits - integers, DECIMAL of up to
+ * 18 digits, times, DOUBLE: rows, whether a value is kept, its bits),
+ * which the global phase merges straight from the batch with nothing to
+ * decode; 0 - serialised by a's serialize into one BYTES column (MIN/MAX
+ * of strings and of 38-digit DECIMALs). The names (e.g. "rows", "sum")
+ * are for the columns' names.
  */
 uint32_t weir__agg_partial_cols(const weir_agg *a, const char *const **names);
-
-/*
- * The local phase's output of a's accumulator acc in the typed form
- * (weir__agg_partial_cols(a) > 0): its words into BIGINT columns col ...
- * of row.
- */
-void weir__agg_partial_put(const weir_agg *a, const void *acc, weir_batch *out, uint32_t col, uint32_t row);
 
 /*
  * *out: the global phase of a (a copy of a whose accumulator is a's): each

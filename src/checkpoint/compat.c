@@ -225,8 +225,8 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
         rc = weir_error_set(
             err, WEIR_EINVAL,
             "%s holds in-flight data (an unaligned checkpoint) of an earlier weir, whose two-phase "
-            "aggregation %.200s received its partial accumulators serialised; this weir sends COUNT, SUM "
-            "and AVG as columns and cannot read those rows. Restore it with that weir and take a "
+            "aggregation %.200s received its partial accumulators serialised; this weir sends COUNT, SUM, "
+            "AVG, MIN and MAX as columns and cannot read those rows. Restore it with that weir and take a "
             "savepoint (aligned), which restores here, or run with --fresh",
             shown, partials);
         goto out;

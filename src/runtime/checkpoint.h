@@ -293,7 +293,7 @@ struct weir_agg;
  * shows the key columns and one BYTES column per aggregate whatever that
  * form is - as a weir that serialised every partial accumulator wrote it,
  * whose checkpoints thus restore - and the form is named in "partial rows"
- * (agg/merge.h: the COUNT/SUM/AVG family's words as BIGINT columns). A
+ * (agg/merge.h: COUNT, SUM, AVG, MIN, MAX as BIGINT columns of words). A
  * checkpoint without that field restores, unless it holds in-flight data:
  * its partial rows in flight are in the serialised form, which the global
  * phase's input no longer has (checkpoint/compat.c refuses it by name).
