@@ -54,16 +54,12 @@ static const char *const dsum_words[] = {"rows", "n", "sum_lo", "sum_hi", "sum_t
 static const char *const extreme_words[] = {"rows", "has", "value"};
 
 /*
- * The words of a's accumulator sent as columns (0: serialised); *additive:
- * its merge adds them one by one. a is the function itself (its class, not
- * MERGE's).
+ * The words of the accumulator of function cls over input type t sent as
+ * columns (0: serialised); *additive: its merge adds them one by one.
  */
-static uint32_t partial_words(const weir_agg *a, const char *const **names, bool *additive)
+static uint32_t partial_words(const weir_agg_class *cls, weir_type t, const char *const **names, bool *additive)
 {
-    const weir_agg_class *cls = a->cls;
     *additive = true;
-    if (a->udf || a->inner)
-        return 0;
     if (cls == &weir__agg_count_star) {
         *names = count_star_words;
         return 1;
@@ -85,7 +81,7 @@ static uint32_t partial_words(const weir_agg *a, const char *const **names, bool
     }
     if (cls == &weir__agg_min || cls == &weir__agg_max) {
         /* rows, whether a value is kept, and its 64 bits; a string or a 38-digit DECIMAL travels serialised */
-        vkind k = weir__agg_vkind(a->input_type);
+        vkind k = weir__agg_vkind(t);
         if (k != VK_I64 && k != VK_F64)
             return 0;
         *additive = false;
@@ -100,7 +96,7 @@ uint32_t weir__agg_partial_cols(const weir_agg *a, const char *const **names)
 {
     const char *const *nm;
     bool additive;
-    uint32_t n = partial_words(a, &nm, &additive);
+    uint32_t n = a->udf || a->inner ? 0 : partial_words(a->cls, a->input_type, &nm, &additive);
     if (names)
         *names = n ? nm : NULL;
     return n;
@@ -172,17 +168,17 @@ static int add_serialised(const weir_agg *a, void *acc, const weir_batch *b, uin
 }
 
 /*
- * Whether b holds a's partial accumulators as the n words of
- * weir__agg_partial_cols from column col on (else serialised, BYTES).
+ * Whether b holds the partial accumulators of m's function as the *n words
+ * of weir__agg_partial_cols from column col on (else serialised, BYTES).
  */
-static int typed_form(const weir_agg *a, const weir_batch *b, uint32_t col, uint32_t *n, bool *additive)
+static int typed_form(const weir_agg *m, const weir_batch *b, uint32_t col, uint32_t *n, bool *additive)
 {
     if (b->cols[col].type.id == WEIR_TYPE_BYTES) {
         *n = 0;
         return 0;
     }
     const char *const *names;
-    *n = partial_words(a, &names, additive);
+    *n = partial_words(inner_cls(m), m->input_type, &names, additive);
     if (!*n || col + *n > b->schema->n_fields)
         return WEIR_ECORRUPT;
     for (uint32_t i = 0; i < *n; i++)
@@ -218,12 +214,18 @@ static int add_words(const weir_agg *a, void *acc, const weir_batch *b, uint32_t
 
 static int m_add(const weir_agg *m, void *acc, const weir_batch *b, uint32_t row)
 {
-    weir_agg a = inner_of(m);
     uint32_t col = (uint32_t)m->input_col, n;
     bool additive;
-    int rc = typed_form(&a, b, col, &n, &additive);
+    int rc = typed_form(m, b, col, &n, &additive);
     if (rc)
         return rc;
+    if (n && additive) {
+        /* wrapping int64 sums, word by word: exactly the function's merge */
+        for (uint32_t k = 0; k < n; k++)
+            ((uint64_t *)acc)[k] += (uint64_t)WEIR_COL_I64(b, col + k)[row];
+        return 0;
+    }
+    weir_agg a = inner_of(m);
     if (!n)
         return add_serialised(&a, acc, b, col, row);
     words w;
@@ -236,7 +238,7 @@ static int m_add_rows(const weir_agg *m, void *const *accs, const weir_batch *b,
     weir_agg a = inner_of(m);
     uint32_t col = (uint32_t)m->input_col, nw;
     bool additive;
-    int rc = typed_form(&a, b, col, &nw, &additive);
+    int rc = typed_form(m, b, col, &nw, &additive);
     if (rc)
         return rc;
     if (!nw) {
