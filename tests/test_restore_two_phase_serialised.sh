@@ -8,7 +8,9 @@
 # of an uninterrupted run, and its own checkpoints name the new form
 # ("partial rows: columns-1"). Without the fingerprint's fixed input line
 # the restore is refused (the input's columns changed): this test fails on
-# a weir that describes the global phase's input as it travels.
+# a weir that describes the global phase's input as it travels. And an
+# unaligned checkpoint of that weir holding partial rows in flight (fixture
+# unaligned/) is refused by name: those rows are in the serialised form.
 set -u
 . "$(cd "$2" && pwd)/tests/support/crash.sh"
 SRC=$(cd "$2" && pwd)
@@ -42,4 +44,17 @@ for p in 1 2; do
         { diff got.txt ref.txt | head; fail "p $p: results differ from an uninterrupted run"; }
 done
 
+# An unaligned checkpoint of that weir holding partial rows in flight (in
+# the serialised form) is refused, naming the aggregation, before anything
+# runs.
+R=$T/unaligned
+mkdir "$R" && cp -r "$FIX/unaligned"/. "$R"/ && cp "$FIX/job_unaligned.sql" "$R"/ && chmod -R u+w "$R" ||
+    fail "cannot copy the unaligned fixture"
+cd "$R" || exit 1
+"$WEIR" run job_unaligned.sql > /dev/null 2> log
+st=$?
+[ $st -eq 3 ] || fail "the unaligned checkpoint: exit $st, expected 3 (refused)"
+grep -q "holds in-flight data (an unaligned checkpoint) of an earlier weir, whose two-phase aggregation GroupAggregate\[0\] received its partial accumulators serialised" log ||
+    fail "the refusal of the unaligned checkpoint does not say why"
+cd "$T" || exit 1
 echo "test_restore_two_phase_serialised: ok"
