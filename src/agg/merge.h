@@ -21,11 +21,31 @@
  */
 bool weir__agg_two_phase_ok(const weir_agg *a);
 
+/* The most columns one function's partial accumulator takes. */
+#define WEIR__AGG_PARTIAL_MAX 5
+
+/*
+ * How the local phase sends a's partial accumulator (a two-phase function):
+ * n > 0 - as n BIGINT NOT NULL columns holding the accumulator's first n
+ * int64 words, in order (COUNT(*): rows; COUNT: rows, non-NULL values;
+ * SUM, SUM0, AVG of INT and BIGINT: rows, non-NULL values, the sum modulo
+ * 2^64; of DECIMAL: rows, non-NULL values and the 192-bit sum's three
+ * words; MIN, MAX of a value held in 64 bits - integers, DECIMAL of up to
+ * 18 digits, times, DOUBLE: rows, whether a value is kept, its bits),
+ * which the global phase merges straight from the batch with nothing to
+ * decode; 0 - serialised by a's serialize into one BYTES column (MIN/MAX
+ * of strings and of 38-digit DECIMALs). The names (e.g. "rows", "sum")
+ * are for the columns' names.
+ */
+uint32_t weir__agg_partial_cols(const weir_agg *a, const char *const **names);
+
 /*
  * *out: the global phase of a (a copy of a whose accumulator is a's): each
- * input row holds, in BYTES column col, a's accumulator serialised by a's
- * serialize; add deserialises it and merges it in. It has no retract. Its
- * accumulator, result and serialised form are a's, so its state is a's.
+ * input row holds a's partial accumulator from column col on, in the form
+ * the column's type says: BYTES, serialised by a's serialize (add
+ * deserialises it and merges it in), or BIGINT, the words of
+ * weir__agg_partial_cols (add merges them as they are). It has no retract.
+ * Its accumulator, result and serialised form are a's, so its state is a's.
  */
 void weir__agg_merge_of(const weir_agg *a, int32_t col, weir_agg *out);
 

@@ -20,7 +20,11 @@
  * line says so too). One field may be missing from the checkpoint's
  * fingerprint: "row format" of a join or Top-N, in a checkpoint written
  * before their compact row encoding; its rows are re-encoded after the
- * restore (weir__op_on_canonical_rows). Nothing of a checkpoint is ever
+ * restore (weir__op_on_canonical_rows). Another, "partial rows" of the
+ * global phase of a two-phase aggregation, in a checkpoint written while
+ * the local phase serialised every partial accumulator: its state is the
+ * same, but partial rows it holds in flight (an unaligned checkpoint) are
+ * in that serialised form, so such a checkpoint is refused by name. Nothing of a checkpoint is ever
  * restored into an operator whose fingerprint differs otherwise: a changed
  * query never silently runs on state it no longer understands.
  */
@@ -58,6 +62,18 @@ static bool canonical_rows(const char *field, const char *v, size_t vl)
 }
 
 /*
+ * Whether field (value v of vl bytes) in the job's fingerprint, missing
+ * from the checkpoint's, is the form of a two-phase aggregation's partial
+ * rows (runtime/checkpoint.h): a checkpoint of a weir that serialised them
+ * all. Not a mismatch of the state; in-flight data is checked apart.
+ */
+static bool serialised_partials(const char *field, const char *v, size_t vl)
+{
+    return strcmp(field, WEIR__PARTIAL_ROWS_FIELD) == 0 && vl == strlen(WEIR__PARTIAL_ROWS) &&
+           memcmp(v, WEIR__PARTIAL_ROWS, vl) == 0;
+}
+
+/*
  * Appends "field A in the checkpoint, B now" for every field of `from`
  * whose value in `to` differs or is missing. Called both ways round: from
  * the checkpoint's side it reports changed and removed fields, from the
@@ -81,7 +97,7 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
                 weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",
                                 out->len ? ", " : "", field, (int)vl, v,
                                 o ? "" : "none", o ? (int)ol : 0, o ? o : "");
-            else if (!from_is_ckpt && !o && !canonical_rows(field, v, vl))
+            else if (!from_is_ckpt && !o && !canonical_rows(field, v, vl) && !serialised_partials(field, v, vl))
                 weir_buf_printf(out, "%s%s none in the checkpoint, %.*s now",
                                 out->len ? ", " : "", field, (int)vl, v);
         }
@@ -125,7 +141,8 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
         map[i] = -1;
     uint32_t n_bad = 0;
     bool moved = false;
-    char first[300] = ""; /* the first mismatch */
+    char first[300] = "";    /* the first mismatch */
+    char partials[300] = ""; /* the first operator whose partial rows in flight would be serialised */
     for (uint32_t i = 0; i < meta->n_ops; i++) {
         const weir__ckpt_op *c = &meta->ops[i];
         const weir__state_op *j = find_uid(ops, n_ops, c->uid);
@@ -155,6 +172,10 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
             bool canonical = now && canonical_rows(WEIR__ROW_FORMAT_FIELD, now, l) &&
                              !fp_value(c->fp, WEIR__ROW_FORMAT_FIELD, &l);
             weir__job_restore_canonical_rows(job, (int)j->node, canonical);
+            const char *form = fp_value(j->fp, WEIR__PARTIAL_ROWS_FIELD, &l);
+            if (!partials[0] && form && serialised_partials(WEIR__PARTIAL_ROWS_FIELD, form, l) &&
+                !fp_value(c->fp, WEIR__PARTIAL_ROWS_FIELD, &l))
+                snprintf(partials, sizeof partials, "%s", c->uid);
             if (canonical)
                 weir__ckpt_log(cfg,
                                "%s of %s keeps its rows in the canonical encoding (an earlier weir): "
@@ -198,6 +219,16 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
                                 "drop it",
                                 shown, list);
         }
+        goto out;
+    }
+    if (partials[0] && weir__snapshot_set_has_inflight(set)) {
+        rc = weir_error_set(
+            err, WEIR_EINVAL,
+            "%s holds in-flight data (an unaligned checkpoint) of an earlier weir, whose two-phase "
+            "aggregation %.200s received its partial accumulators serialised; this weir sends COUNT, SUM, "
+            "AVG, MIN and MAX as columns and cannot read those rows. Restore it with that weir and take a "
+            "savepoint (aligned), which restores here, or run with --fresh",
+            shown, partials);
         goto out;
     }
     if ((moved || n_bad) && weir__snapshot_set_has_inflight(set)) {

@@ -10,8 +10,10 @@
  * slice's representative time) go into a hash index of the batch's groups
  * in order of first appearance; each aggregate then folds its rows into
  * its group's accumulator through the function's batch path, and one row
- * per group is written: its key columns copied from its first row, the
- * accumulators serialised. Nothing survives the batch.
+ * per group is written: its key columns copied from its first row, then
+ * each accumulator in the form agg/merge.h gives it - its words in BIGINT
+ * columns (COUNT, SUM, AVG, MIN/MAX of 64-bit values), or serialised into
+ * one BYTES column (MIN/MAX of strings). Nothing survives the batch.
  *
  * One fixed-width key column of at most 8 bytes (BIGINT, INT, DATE,
  * TIMESTAMP, ...) skips the encoding: the group key is the value's bytes
@@ -57,6 +59,8 @@ typedef struct la_op {
     size_t accs_cap;
     weir_buf ser;
     uint64_t *n_partial;         /* "partial_rows": rows sent on */
+    uint32_t *agg_col;           /* per aggregate: its first output column */
+    uint32_t *agg_words;         /* per aggregate: the words sent as columns (weir__agg_partial_cols), 0: serialised */
     uint32_t key_width;          /* > 0: one fixed-width key of this many bytes (typed groups) */
 } la_op;
 
@@ -73,7 +77,9 @@ static int la_create(void *arg, const weir_op_info *info, void **out_op)
     const weir_local_agg_config *c = &o->conf->cfg;
     o->out = weir_batch_create(c->out_schema, info->batch_size);
     o->acc_off = weir_calloc(c->n_aggs + 1, sizeof *o->acc_off);
-    if (!o->out || !o->acc_off)
+    o->agg_col = weir_calloc(c->n_aggs + 1, sizeof *o->agg_col);
+    o->agg_words = weir_calloc(c->n_aggs + 1, sizeof *o->agg_words);
+    if (!o->out || !o->acc_off || !o->agg_col || !o->agg_words)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < c->n_aggs; i++) {
         o->acc_off[i] = o->acc_total;
@@ -87,9 +93,16 @@ static int la_open(void *op, weir_op_ctx *ctx)
     la_op *o = op;
     const weir_local_agg_config *c = &o->conf->cfg;
     const weir_schema *in = weir_op_info_of(ctx)->input_schemas[0];
-    if (c->out_schema->n_fields != c->keys.n + c->n_aggs)
+    uint32_t n_out = c->keys.n;
+    for (uint32_t i = 0; i < c->n_aggs; i++) {
+        uint32_t w = weir__agg_partial_cols(&o->conf->aggs[i], NULL);
+        o->agg_col[i] = n_out;
+        o->agg_words[i] = w;
+        n_out += w ? w : 1;
+    }
+    if (c->out_schema->n_fields != n_out)
         return weir_op_fail(ctx, WEIR_EINVAL, "local aggregation: the output has %u columns, expected %u",
-                            c->out_schema->n_fields, c->keys.n + c->n_aggs);
+                            c->out_schema->n_fields, n_out);
     for (uint32_t k = 0; k < c->keys.n; k++)
         if (c->keys.cols[k] >= in->n_fields ||
             in->fields[c->keys.cols[k]].type.id != c->out_schema->fields[k].type.id)
@@ -103,8 +116,13 @@ static int la_open(void *op, weir_op_ctx *ctx)
         if ((a->input_col >= 0 && (uint32_t)a->input_col >= in->n_fields) ||
             (f >= 0 && ((uint32_t)f >= in->n_fields || in->fields[f].type.id != WEIR_TYPE_BOOLEAN)))
             return weir_op_fail(ctx, WEIR_EINVAL, "local aggregation: aggregate %u reads a column the input lacks", i);
-        if (c->out_schema->fields[c->keys.n + i].type.id != WEIR_TYPE_BYTES)
-            return weir_op_fail(ctx, WEIR_EINVAL, "local aggregation: output column %u is not BYTES", c->keys.n + i);
+        uint32_t w = o->agg_words[i];
+        for (uint32_t k = 0; k < (w ? w : 1); k++) {
+            weir_type_id want = w ? WEIR_TYPE_BIGINT : WEIR_TYPE_BYTES;
+            if (c->out_schema->fields[o->agg_col[i] + k].type.id != want)
+                return weir_op_fail(ctx, WEIR_EINVAL, "local aggregation: output column %u is not %s",
+                                    o->agg_col[i] + k, w ? "BIGINT" : "BYTES");
+        }
     }
     o->n_partial = weir_op_counter(ctx, "partial_rows");
     if (c->keys.n == 1 && !weir_type_is_varlen(in->fields[c->keys.cols[0]].type.id)) {
@@ -298,6 +316,16 @@ static int copy_key(weir_batch *out, uint32_t k, uint32_t orow, const weir_batch
     return 0;
 }
 
+/* The first n words of an accumulator into BIGINT NOT NULL columns col ... of row (agg/merge.h). */
+static inline void put_words(weir_batch *out, uint32_t col, uint32_t row, const int64_t *w, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        WEIR_COL_I64(out, col + k)[row] = w[k];
+        if (!out->cols[col + k].all_valid)
+            weir_batch_set_valid(out, col + k, row);
+    }
+}
+
 /* Writes the batch's groups, in order of first appearance, and releases their accumulators. */
 static int emit_groups(la_op *o, weir_op_ctx *ctx, const weir_batch *in)
 {
@@ -318,9 +346,14 @@ static int emit_groups(la_op *o, weir_op_ctx *ctx, const weir_batch *in)
         const unsigned char *acc = o->accs + (size_t)g * o->acc_total;
         for (uint32_t i = 0; i < c->n_aggs && !rc; i++) {
             const weir_agg *a = &o->conf->aggs[i];
+            if (o->agg_words[i]) {
+                put_words(o->out, o->agg_col[i], (uint32_t)row, (const int64_t *)(acc + o->acc_off[i]),
+                          o->agg_words[i]);
+                continue;
+            }
             o->ser.len = 0;
             if (!(rc = a->cls->serialize(a, acc + o->acc_off[i], &o->ser)))
-                rc = weir_batch_set_str(o->out, c->keys.n + i, (uint32_t)row, (const char *)o->ser.data, o->ser.len);
+                rc = weir_batch_set_str(o->out, o->agg_col[i], (uint32_t)row, (const char *)o->ser.data, o->ser.len);
         }
     }
     destroy_accs(o, o->n_groups);
@@ -381,6 +414,8 @@ static void la_close(void *op)
     destroy_accs(o, o->n_groups);
     weir_batch_destroy(o->out);
     weir_free(o->acc_off);
+    weir_free(o->agg_col);
+    weir_free(o->agg_words);
     weir_free(o->groups);
     weir_free(o->group_of);
     weir_free(o->rows);

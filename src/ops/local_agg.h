@@ -5,7 +5,9 @@
  * Of each input batch (insert-only rows), the rows of one key - and, for a
  * window aggregation, of one slice of event time - are folded into one
  * accumulator per aggregate, and one row per such group goes on: the key
- * columns, then each aggregate's accumulator serialised (BYTES), with the
+ * columns, then each aggregate's accumulator in the form of
+ * weir__agg_partial_cols (its words as BIGINT columns, or serialised into
+ * one BYTES column), with the
  * event time slice_end - 1 (the row's own time when that end would leave
  * the int64 range). Every row of one slice belongs to the same windows, so
  * the window operator behind the keyed exchange, merging these
@@ -27,7 +29,7 @@ typedef struct weir_local_agg_config {
     const int32_t *filter_cols; /* n_aggs (copied): a BOOLEAN column an aggregate's rows need TRUE in, or -1; may be NULL */
     /* Slices of event time [offset + k*slice_ms, offset + (k+1)*slice_ms); slice_ms 0: no slicing. */
     int64_t slice_ms, slice_offset_ms;
-    const weir_schema *out_schema; /* borrowed: the keys, then n_aggs BYTES columns */
+    const weir_schema *out_schema; /* borrowed: the keys, then each aggregate's partial columns, in order */
 } weir_local_agg_config;
 
 int weir_local_agg_spec(const weir_local_agg_config *cfg, weir_operator_spec *out);

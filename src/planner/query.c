@@ -1932,6 +1932,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             } else {
                 if ((rc = weir_job_window(pc->job, win_in, win_schema, &ws, 0, &out->s, &err)))
                     return plan_error(pc, sel->loc, rc, "%s", err.message);
+                if (two && (rc = weir__job_describe_two_phase(pc->job, out->s, as->n_keys, as->n_calls)))
+                    return rc;
                 weir_schema *ws_out;
                 if ((rc = weir_window_output_schema(&ws, win_schema, &ws_out, &err)))
                     return plan_error(pc, sel->loc, rc, "%s", err.message);
@@ -2092,6 +2094,8 @@ static int agg_plan(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope
             return plan_error(pc, sel->loc, rc, "cannot add the aggregation: %s", weir_job_error(pc->job));
         }
         if ((rc = weir__job_describe_aggs(pc->job, out->s, buckets ? gc.aggs : aggs, gc.n_aggs)))
+            return rc;
+        if (two && (rc = weir__job_describe_two_phase(pc->job, out->s, as->n_keys, as->n_calls)))
             return rc;
         out->schema = os;
         explain_line(pc, "%sGroupAggregate[%d]: keys=%u aggs=%u%s (changelog)",

@@ -62,12 +62,22 @@ int plan_local_agg(plan_ctx *pc, weir_stream in, const weir_schema *in_schema, u
         if (weir_schema_add(os, in_schema->fields[k].name, in_schema->fields[k].type) < 0)
             return WEIR_ENOMEM;
     }
+    /* each aggregate's partial accumulator: its words as BIGINT columns, or one BYTES column (agg/merge.h) */
+    uint32_t col = n_keys;
     for (uint32_t i = 0; i < n; i++) {
-        char nm[32];
-        snprintf(nm, sizeof nm, "$acc%u", i);
-        if (weir_schema_add(os, nm, weir_type_make(WEIR_TYPE_BYTES, true)) < 0)
-            return WEIR_ENOMEM;
-        weir__agg_merge_of(&aggs[i], (int32_t)(n_keys + i), &global[i]);
+        char nm[48];
+        const char *const *words;
+        uint32_t w = weir__agg_partial_cols(&aggs[i], &words);
+        weir__agg_merge_of(&aggs[i], (int32_t)col, &global[i]);
+        for (uint32_t k = 0; k < (w ? w : 1); k++, col++) {
+            if (w)
+                snprintf(nm, sizeof nm, "$acc%u_%s", i, words[k]);
+            else
+                snprintf(nm, sizeof nm, "$acc%u", i);
+            weir_type t = w ? weir_type_make(WEIR_TYPE_BIGINT, false) : weir_type_make(WEIR_TYPE_BYTES, true);
+            if (weir_schema_add(os, nm, t) < 0)
+                return WEIR_ENOMEM;
+        }
     }
     weir_operator_spec spec;
     int rc = weir_local_agg_spec(&lc, &spec);

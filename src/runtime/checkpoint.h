@@ -295,6 +295,23 @@ int weir__job_state_ops(const weir_job *job, weir__state_op **ops,
 void weir__state_ops_free(weir__state_op *ops, uint32_t n);
 /* Adds "aggregates: COUNT(*), SUM(BIGINT), ..." to node s's fingerprint. */
 struct weir_agg;
+/*
+ * For the global phase of a two-phase aggregation (stream s, n_keys key
+ * columns first in its input, then n_aggs aggregates' partial
+ * accumulators): its state is the aggregates' accumulators, which the form
+ * the partials travel in does not change. So its fingerprint's "input" line
+ * shows the key columns and one BYTES column per aggregate whatever that
+ * form is - as a weir that serialised every partial accumulator wrote it,
+ * whose checkpoints thus restore - and the form is named in "partial rows"
+ * (agg/merge.h: COUNT, SUM, AVG, MIN, MAX as BIGINT columns of words). A
+ * checkpoint without that field restores, unless it holds in-flight data:
+ * its partial rows in flight are in the serialised form, which the global
+ * phase's input no longer has (checkpoint/compat.c refuses it by name).
+ */
+#define WEIR__PARTIAL_ROWS_FIELD "partial rows"
+#define WEIR__PARTIAL_ROWS "columns-1"
+int weir__job_describe_two_phase(weir_job *job, weir_stream s, uint32_t n_keys, uint32_t n_aggs);
+
 int weir__job_describe_aggs(weir_job *job, weir_stream s,
                             const struct weir_agg *aggs, uint32_t n);
 

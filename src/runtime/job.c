@@ -103,6 +103,7 @@ void weir_job_destroy(weir_job *job)
         weir_free(n->name);
         weir_free(n->uid);
         weir_buf_fini(&n->state);
+        weir_free(n->fp_input);
         weir_free(n->in_edges);
         weir_free(n->sides);
     }

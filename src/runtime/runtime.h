@@ -71,6 +71,7 @@ typedef struct weir__node {
     /* restore compatibility (stateid.c) */
     char *uid;      /* user-given stable id, or NULL: name[k] */
     weir_buf state; /* what its state means: "field: value\n" lines */
+    char *fp_input; /* or NULL: the value of the fingerprint's "input" line (weir__job_describe_two_phase) */
     /* the checkpoint being restored keeps its rows in the canonical
      * encoding (written before the compact one; checkpoint/compat.c) */
     bool restore_canonical_rows;

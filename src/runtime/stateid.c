@@ -129,6 +129,10 @@ static int key_fields(const weir_job *job, const weir__node *n, weir_buf *b)
         const weir_schema *s = edge_schema(job, &job->edges[n->in_edges[i]]);
         if (!s)
             continue;
+        if (n->fp_input && n->n_in == 1) {
+            rc = weir_buf_printf(b, "input: %s\n", n->fp_input);
+            continue;
+        }
         if (n->n_in > 1)
             rc = weir_buf_printf(b, "input %u: (", i);
         else
@@ -209,6 +213,39 @@ int weir__job_state_ops(const weir_job *job, weir__state_op **out,
     *out = ops;
     *n_out = n;
     return 0;
+}
+
+int weir__job_describe_two_phase(weir_job *job, weir_stream s, uint32_t n_keys, uint32_t n_aggs)
+{
+    weir__node *n = stream_node(job, s);
+    if (!n || n->n_in != 1)
+        return WEIR_EINVAL;
+    const weir_schema *in = edge_schema(job, &job->edges[n->in_edges[0]]);
+    if (!in || in->n_fields < n_keys)
+        return WEIR_EINVAL;
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = weir_buf_printf(&b, "(");
+    for (uint32_t k = 0; k < n_keys + n_aggs && !rc; k++) {
+        char t[64] = "BYTES";
+        if (k < n_keys) {
+            weir_type ty = in->fields[k].type;
+            ty.nullable = true;
+            weir_type_format(ty, t, sizeof t);
+        }
+        rc = weir_buf_printf(&b, "%s%s", k ? ", " : "", t);
+    }
+    if (!rc)
+        rc = weir_buf_printf(&b, ")");
+    if (!rc)
+        rc = weir_buf_put_u8(&b, 0);
+    if (!rc) {
+        weir_free(n->fp_input);
+        n->fp_input = (char *)b.data; /* taken over */
+        weir_buf_init(&b);
+    }
+    weir_buf_fini(&b);
+    return rc ? rc : weir_job_describe_state(job, s, WEIR__PARTIAL_ROWS_FIELD, WEIR__PARTIAL_ROWS);
 }
 
 int weir__job_describe_aggs(weir_job *job, weir_stream s,
