@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/test_cluster_ended.sh WEIR SOURCE_DIR - a job run by several
-# processes that ran to its end is started again (docs/cluster.md, "A job
-# that ended"), against librdkafka's mock cluster over TCP
+# processes that ran to its end is started again (docs/cluster.md, "The
+# end of a bounded job"), against librdkafka's mock cluster over TCP
 # (weir-kafka-mock). A restart reads nothing again and completes every
 # pending commit of the checkpoint that ended the job, at any parallelism
 # and however often it is started.
