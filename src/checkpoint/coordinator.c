@@ -185,6 +185,12 @@ struct weir__coord {
     uint32_t n_retained, cap_retained;
     uint64_t *stale; /* folders of earlier runs without _metadata */
     uint32_t n_stale;
+    /* A checkpoint retention never drops (0: none): a restart of a job run
+     * by several processes that had ended restores the checkpoint the
+     * control topic names, takes checkpoints of its own and tells the
+     * control topic of none, so every later start restores that one again
+     * (and the other processes may read this part of it). */
+    uint64_t keep_id;
 
     upl_table *tables; /* incremental checkpoints: what is in shared/ */
     uint32_t n_tables;
@@ -1163,10 +1169,15 @@ static void complete_locked(weir__coord *c, pending *p,
         return;
     }
     uint32_t keep = c->cfg.num_retained ? c->cfg.num_retained : 1;
+    for (uint32_t i = 0; c->keep_id && i < c->n_retained; i++)
+        if (c->retained[i] == c->keep_id)
+            keep++; /* kept besides the newest num_retained */
     while (c->n_retained > keep && n_drop < 64) {
-        drop[n_drop++] = c->retained[0];
-        memmove(c->retained, c->retained + 1,
-                (c->n_retained - 1) * sizeof *c->retained);
+        /* the oldest, unless it is keep_id: then the one after it */
+        uint32_t o = c->keep_id && c->retained[0] == c->keep_id;
+        drop[n_drop++] = c->retained[o];
+        memmove(c->retained + o, c->retained + o + 1,
+                (c->n_retained - o - 1) * sizeof *c->retained);
         c->n_retained--;
     }
     while (c->n_stale > 0 && n_drop < 64)
@@ -1934,6 +1945,17 @@ static int load_part(weir__coord *c, const weir__ckpt_gate *g, uint32_t j,
     cfg.restore_path = g->restore_parts[j];
     uint64_t next = 0;
     int rc = weir__recovery_find(c->job, &cfg, c->storage, rec, &next, err);
+    size_t dl = strlen(g->dir);
+    if (rc == WEIR_ENOTFOUND && !strncmp(g->restore_parts[j], g->dir, dl) &&
+        g->restore_parts[j][dl] == '/')
+        return weir_error_set(
+            err, rc,
+            "%s: this process's own part of the checkpoint to restore is "
+            "not there: the control topic names it as the job's last "
+            "complete checkpoint, and every process restores its part of "
+            "it (was it deleted, or is this process running where its "
+            "part is not?)",
+            g->restore_parts[j]);
     if (rc == WEIR_ENOTFOUND)
         return weir_error_set(
             err, rc,
@@ -2186,7 +2208,10 @@ int weir_job_enable_checkpoints(weir_job *job,
         return rc;
     }
     /* A restored checkpoint that ended the job everywhere is this process's
-     * alone to finish (its sinks commit what it left pending). */
+     * alone to finish (its sinks commit what was left pending): it stays,
+     * whatever this run checkpoints, for the next start to restore. */
+    if (gate && gate->job_done)
+        c->keep_id = gate->restored_id;
     if (gate && !gate->job_done) {
         c->gate = gate;
         /* The leader's ids go on above every one it triggered before; the

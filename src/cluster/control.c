@@ -1733,9 +1733,11 @@ static void part_dir(const weir__control *c, const char *ckpt_dir,
 /* Where the parts of the checkpoint to restore are: every process's of
  * the epoch it completed in. When the count did not change only this
  * process's own is read (it may then live on its machine only), unless
- * the parallelism in each process changed (g_need_others) and the
- * checkpoint did not end the job (the others may have finished it and
- * dropped their parts). */
+ * the parallelism in each process changed (g_need_others). A checkpoint
+ * that ended the job too: a split or a sink's pending files that moved to
+ * this process are read from the part of the one that held them (no
+ * restart of the ended job deletes a part: coordinator.c keeps the
+ * restored checkpoint). */
 static int restore_paths(weir__control *c, const char *ckpt_dir,
                          weir_error *err)
 {
@@ -1746,9 +1748,6 @@ static int restore_paths(weir__control *c, const char *ckpt_dir,
     c->n_parts = n;
     size_t cap = strlen(ckpt_dir) + 64;
     for (uint32_t j = 0; j < n; j++) {
-        /* a checkpoint that ended the job: each process finishes its own */
-        if (n == c->count && c->complete_final && j != c->conf.index)
-            continue;
         if (!(c->parts[j] = weir_malloc(cap)))
             return weir_error_set(err, WEIR_ENOMEM, "out of memory");
         char d[64 + 4096];
@@ -2243,8 +2242,7 @@ int weir__control_open(weir__cluster_conf *conf, const char *topic,
                                 .restore_parts = (const char *const *)c->parts,
                                 .n_parts = c->n_parts,
                                 .need_others = c->parts && !c->sp_restore &&
-                                                       c->n_parts == c->count &&
-                                                       !c->complete_final
+                                                       c->n_parts == c->count
                                                    ? g_need_others
                                                    : NULL,
                                 .combine = g_combine,
