@@ -380,7 +380,8 @@ static int pct_sorted(const weir_agg *a, const cd_acc *c, pct_ent **out, uint32_
         vmap_key(c->m, i, &v);
         e[k++] = (pct_ent){dbl ? aggv_f64(&v) : pct_value(a, &v), c->m->e[i].count};
     }
-    qsort(e, k, sizeof *e, cmp_pct);
+    if (k > 1)
+        qsort(e, k, sizeof *e, cmp_pct);
     *n = 0;
     for (uint32_t i = 0; i < k; i++)
         *n += e[i].count;

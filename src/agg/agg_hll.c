@@ -349,7 +349,8 @@ static int h_serialize(const weir_agg *a, const void *acc, weir_buf *out)
     for (uint32_t i = 0; i < h->cap; i++)
         if (h->set[i])
             v[k++] = h->set[i];
-    qsort(v, n, sizeof *v, cmp_u64);
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_u64);
     for (uint32_t i = 0; i < n && !rc; i++)
         rc = weir_buf_put_u64(out, v[i]);
     weir_free(v);

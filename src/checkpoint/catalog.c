@@ -174,7 +174,8 @@ int weir__ckpt_list(weir__storage *s, weir__ckpt_info **out, size_t *n_out)
         k++;
     }
     weir__storage_free_names(names, n);
-    qsort(infos, k, sizeof *infos, cmp_info);
+    if (k > 1)
+        qsort(infos, k, sizeof *infos, cmp_info);
     *out = infos;
     *n_out = k;
     return 0;

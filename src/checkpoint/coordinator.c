@@ -1157,7 +1157,8 @@ static void complete_locked(weir__coord *c, pending *p,
         /* One part of the job's checkpoint: the job hears of it, and older
          * parts go, only once every process has its part
          * (weir__ckpt_global_complete). */
-        qsort(c->retained, c->n_retained, sizeof *c->retained, cmp_u64);
+        if (c->n_retained > 1)
+            qsort(c->retained, c->n_retained, sizeof *c->retained, cmp_u64);
         if (p->all_final && !c->gate_final_from)
             c->gate_final_from = p->id;
         const weir__ckpt_gate *g = c->gate;
@@ -1342,7 +1343,8 @@ static void *writer_main(void *arg)
                 rp = p;
         if (rp) {
             rp->finalizing = true;
-            qsort(rp->snaps, rp->n_snaps, sizeof *rp->snaps, cmp_entries);
+            if (rp->n_snaps > 1)
+                qsort(rp->snaps, rp->n_snaps, sizeof *rp->snaps, cmp_entries);
             weir__ckpt_meta m = {.id = rp->id,
                                  .time_ms = rp->trigger_ms,
                                  .duration_ms = now_ms(c) - rp->trigger_ms,

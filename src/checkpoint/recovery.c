@@ -285,7 +285,8 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg,
     weir__storage_free_names(names, n);
     if (!ids)
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
-    qsort(ids, k, sizeof *ids, cmp_desc);
+    if (k > 1)
+        qsort(ids, k, sizeof *ids, cmp_desc);
     rc = WEIR_ENOTFOUND;
     /* Why each checkpoint that completed could not be used. */
     weir_buf why;

@@ -1047,7 +1047,8 @@ static int bind_in(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_
     }
     xvec tmpv = {t, vals, NULL};
     g_sort_vec = &tmpv;
-    qsort(idx, m, sizeof *idx, sort_idx_cmp);
+    if (m > 1)
+        qsort(idx, m, sizeof *idx, sort_idx_cmp);
     uint32_t k = 0;
     for (uint32_t i = 0; i < m; i++) {
         if (k && cmp_at(&tmpv, idx[i], &tmpv, idx[i - 1]) == 0)

@@ -1327,7 +1327,8 @@ static int objagg_object_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint
         }
         if (rc)
             break;
-        qsort(ents, m, sizeof *ents, cmp_entry);
+        if (m > 1)
+            qsort(ents, m, sizeof *ents, cmp_entry);
         weir_buf_clear(&b);
         rc = weir_buf_put(&b, "{", 1);
         for (uint32_t k = 0; k < m && !rc; k++) {

@@ -874,7 +874,8 @@ int plan_print_names(plan_ctx *pc, const char *header, const char **names, size_
                      bool not_like, bool ilike)
 {
     name_filter f = {like, not_like, ilike};
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n > 1)
+        qsort(names, n, sizeof *names, cmp_str);
     tableau tb = {.n_cols = 1, .header = &header};
     for (size_t i = 0; i < n; i++) {
         /* a temporary object and the permanent one it shadows (names match in any case, and sort

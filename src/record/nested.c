@@ -398,7 +398,8 @@ int weir_nv_map_canon(weir_buf *b, size_t at, weir_type t)
             sorted = false;
     }
     if (got == n && !sorted) {
-        qsort(pr, n, sizeof *pr, pair_cmp);
+        if (n > 1)
+            qsort(pr, n, sizeof *pr, pair_cmp);
         /* Of equal keys (now adjacent, in input order) the last stays. */
         uint8_t *dst = b->data + b->len;
         size_t w = 0;

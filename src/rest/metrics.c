@@ -297,7 +297,7 @@ int rest_metrics_render(weir_rest *r, weir_buf *out)
     collect(r, &ss);
     pthread_mutex_unlock(&r->mu);
     int rc = ss.rc;
-    if (!rc)
+    if (!rc && ss.n > 1)
         qsort(ss.v, ss.n, sizeof *ss.v, cmp_family);
     const char *last = "";
     for (size_t i = 0; i < ss.n && !rc; i++) {

@@ -1615,7 +1615,8 @@ int weir__sql_format_show_create_table(const weir_sql_create_table *ct, const ch
             lines[i] = (char *)bufs[i].data;
         }
         if (!pr.rc) {
-            qsort(lines, ct->n_options, sizeof *lines, cmp_str);
+            if (ct->n_options > 1)
+                qsort(lines, ct->n_options, sizeof *lines, cmp_str);
             put(&pr, "WITH (\n");
             for (uint32_t i = 0; i < ct->n_options; i++) {
                 put(&pr, lines[i]);

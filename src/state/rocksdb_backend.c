@@ -1461,7 +1461,7 @@ static int load_commit(rdb_backend *rb, uint32_t kg)
      * RocksDB's byte order, but state ids may differ here): sort unless it
      * already is.
      */
-    if (!sorted)
+    if (!sorted && n > 1)
         qsort(ents, n, sizeof *ents, lent_cmp);
     rc = stage_sorted(rb, ents, n);
     weir_free(ents);

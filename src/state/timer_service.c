@@ -353,7 +353,8 @@ static int ensure_sorted(weir__timers *ts)
     for (int d = 0; d < 2; d++)
         for (uint32_t i = 0; i < ts->heap[d].n; i++)
             a[n++] = ts->heap[d].a[i].e;
-    qsort(a, n, sizeof *a, snap_cmp);
+    if (n > 1)
+        qsort(a, n, sizeof *a, snap_cmp);
     ts->n_sorted = n;
     ts->sorted_version = ts->version;
     ts->sorted_valid = true;

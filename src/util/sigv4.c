@@ -94,7 +94,8 @@ static int canonical_query(weir_buf *out, const char *q)
         for (char *save = NULL, *t = strtok_r(copy, "&", &save); t;
              t = strtok_r(NULL, "&", &save))
             params[k++] = t;
-        qsort(params, k, sizeof *params, cmp_param);
+        if (k > 1)
+            qsort(params, k, sizeof *params, cmp_param);
     }
     for (size_t i = 0; i < k && !rc; i++) {
         if (i)
@@ -163,7 +164,8 @@ int weir__sigv4_authorization(const weir__sigv4_request *r, char *out,
     weir_buf_init(&signed_names);
     weir_buf_init(&sts);
     if (!rc) {
-        qsort(hs, r->n_headers, sizeof *hs, cmp_header);
+        if (r->n_headers > 1)
+            qsort(hs, r->n_headers, sizeof *hs, cmp_header);
         rc = weir_buf_printf(&c, "%s\n%s\n", r->method,
                              *r->path ? r->path : "/");
     }

@@ -801,7 +801,8 @@ static int remember_files(file_source *s, path_list *files)
         s->known[s->n_known++] = files->v[i];
         files->v[i] = NULL;
     }
-    qsort(s->known, s->n_known, sizeof *s->known, cmp_str);
+    if (s->n_known > 1)
+        qsort(s->known, s->n_known, sizeof *s->known, cmp_str);
     return 0;
 }
 
@@ -1083,7 +1084,8 @@ static int fs_discover(void *p, const char ***ids, uint32_t *n_ids, bool *done,
             }
         }
     }
-    qsort(files.v, files.n, sizeof *files.v, cmp_str);
+    if (files.n > 1) /* (an empty folder lists nothing: no array to sort) */
+        qsort(files.v, files.n, sizeof *files.v, cmp_str);
     /* Keep only files no earlier scan saw. */
     size_t kept = 0;
     for (size_t i = 0; i < files.n; i++) {
