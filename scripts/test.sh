@@ -77,6 +77,13 @@ case "${1:-}" in
   export WEIR_PARTDIFF_JOBS=${WEIR_PARTDIFF_JOBS:-4}
   export WEIR_CLI_TOOL_RESTORE=${WEIR_CLI_TOOL_RESTORE:-0}
   export WEIR_CORPUS_EVERY=${WEIR_CORPUS_EVERY:-8}
+  export WEIR_LOG_ROUNDS=${WEIR_LOG_ROUNDS:-1}
+  export WEIR_KAFKA_DIFF_CASES=${WEIR_KAFKA_DIFF_CASES:-1}
+  export WEIR_S3_ROWS=${WEIR_S3_ROWS:-100000}
+  export WEIR_CANON_PARALLELISMS=${WEIR_CANON_PARALLELISMS:-1 3}
+  # the golden cases at one and at four subtasks (the plain run and
+  # ThreadSanitizer's run 2 as well)
+  export WEIR_GOLDEN_PARALLELISM=${WEIR_GOLDEN_PARALLELISM:-1 4}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it.
   ctest_args+=(-E '^test_install$')

@@ -9,6 +9,7 @@
 # was taken at and at 2 and 3. The restored job's own checkpoints are in the
 # compact format: it is killed once it took one, and restored again from it.
 # And a savepoint of that weir (the upgrade path), restored with --from.
+# WEIR_CANON_PARALLELISMS: the parallelisms of the restores ("1 2 3").
 set -u
 . "$(cd "$2" && pwd)/tests/support/crash.sh"
 SRC=$(cd "$2" && pwd)
@@ -73,7 +74,7 @@ for fixture in memory rocksdb rocksdb-incremental; do
     opts=()
     [ "$fixture" = memory ] || opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
     [ "$fixture" = rocksdb-incremental ] && opts+=(-D state.backend.incremental=true)
-    for p in 1 2 3; do
+    for p in ${WEIR_CANON_PARALLELISMS:-1 2 3}; do
         R=$T/$fixture-$p
         mkdir "$R" && cp -r "$FIX/$fixture"/. "$R"/ && cp "$FIX/job.sql" "$R"/ || fail "cannot copy $fixture"
         chmod -R u+w "$R"

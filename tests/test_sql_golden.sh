@@ -4,7 +4,7 @@
 # it reads (paths relative to the folder), and either
 #   expected.txt        the rows the job prints (order-insensitive; a "N> "
 #                       subtask prefix is ignored), checked at parallelism
-#                       1, 2 and 4 - the same job must give the same rows;
+#                       1, 2 and 4 (WEIR_GOLDEN_PARALLELISM) - the same job must give the same rows;
 #   expected-error.txt  a line the error output must contain, with exit 3
 #                       (a plan-time error; expected-exit.txt holds another
 #                       exit status: 1 for a job that fails while running);
@@ -56,7 +56,7 @@ for c in "${cases[@]}"; do
     fi
     continue
   fi
-  ps="1 2 4"
+  ps=${WEIR_GOLDEN_PARALLELISM:-1 2 4}
   [ -f "$dir/parallelism-1-only" ] && ps=1   # output that names the parallelism
   for p in $ps; do
     rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"; sed -i "s|@WEIR_DIR@|$weir_dir|g" "$work/$c/job.sql"
