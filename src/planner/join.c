@@ -97,12 +97,22 @@ int plan_pair_rel(plan_ctx *pc, const rel *left, const rel *right, bool pad_left
                   rel *out)
 {
     uint32_t nl = left->n_physical, nr = right->n_physical;
-    rel j = {.rowtime = -1, .n_physical = nl + nr, .outer_cols = scoped ? nl : 0,
-             .outer_outer_cols = scoped && left->outer_cols < nl ? left->outer_cols : 0};
+    rel j = {.rowtime = -1, .n_physical = nl + nr, .outer_cols = scoped ? nl : 0};
     weir_schema *os = plan_new_schema(pc);
     j.quals = plan_alloc(pc, (nl + nr + 1) * sizeof *j.quals);
     if (!os || !j.quals)
         return WEIR_ENOMEM;
+    if (scoped) { /* left's columns one scope further out than they were in left */
+        uint8_t *sc = plan_alloc(pc, (nl + nr) * sizeof *sc);
+        if (!sc)
+            return WEIR_ENOMEM;
+        for (uint32_t c = 0; c < nl + nr; c++) {
+            uint32_t d = c < nl ? plan_col_scope(left, c) + 1 : 0;
+            sc[c] = (uint8_t)(d < UINT8_MAX ? d : UINT8_MAX);
+        }
+        j.scope = sc;
+        j.n_scope = nl + nr;
+    }
     const rel *in[2] = {left, right};
     for (int s = 0; s < 2; s++) {
         for (uint32_t c = 0; c < in[s]->n_physical; c++) {
@@ -1190,6 +1200,8 @@ static void semi_output(rel *out, const rel *left, weir_schema *os, bool window)
     r.above_wm = false;
     r.win.present = false;
     r.outer_cols = 0;
+    r.scope = NULL;
+    r.n_scope = 0;
     *out = r;
 }
 
