@@ -17,14 +17,16 @@ where <pred i> is one of
 
 and <where i> one or two comparisons of a column of ti with a column of any
 level around it (or a literal), ANDed with <pred i+1> above the innermost
-level (a COUNT(*) subquery's first comparison reads t0: an uncorrelated
-COUNT(*) over no rows has no row in Flink's streaming, so NULL, where SQLite
-counts 0). A column is written bare where the nearest level that has the name
-is the one meant (so a bare x at level 3 is t3's x, or t2's when t3 has
-none, ...), else qualified: SQL's scope rule. The oracle is SQLite, an
-independent engine with the same rule, over the same rows; weir runs the
-queries at parallelism 1, 2 or 4 into debezium-json files, folded into
-their tables (anti joins retract).
+level (at times with a second <pred i+1>, one level deep, after it). A
+COUNT(*) subquery's first comparison reads t0: an uncorrelated COUNT(*) over
+no rows has no row in Flink's streaming, so NULL, where SQLite counts 0. A
+column is written bare where the nearest level that has the name is the one
+meant (so a bare x at level 3 is t3's x, or t2's when t3 has none, ...),
+else qualified: SQL's scope rule. Half the jobs give t0 and t1 a name that
+t2 and t3 lack, read bare and as t0's two levels down and more. The oracle
+is SQLite, an independent engine with the same rule, over the same rows;
+weir runs the queries at parallelism 1, 2 or 4 into debezium-json files,
+folded into their tables (anti joins retract).
 
 Usage: subquery_scope_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED replays a run; WEIR_SCOPEDIFF_JOB=i runs one job.
@@ -93,6 +95,8 @@ def gen_where(rng, tables, level, depth, correlated=False):
         conds.append("%s %s %s" % (a, rng.choice(CMPS), b))
     if level < depth - 1:
         conds.append(gen_pred(rng, tables, level + 1, depth))
+        if rng.random() < 0.3:  # a second one, one level deep, after it
+            conds.append(gen_pred(rng, tables, level + 1, level + 2))
     return " AND ".join(conds)
 
 

@@ -1182,8 +1182,9 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
                       const join_using *ju, rel *out);
 
 /*
- * A semi or anti join's result: the left input's rows (its columns and
- * qualifiers). A regular one has no time attribute (as Flink's regular
+ * A semi or anti join's result: the left input's rows (its columns,
+ * qualifiers and scopes: a middle subquery's later conditions read the
+ * values carried from the levels around it as before). A regular one has no time attribute (as Flink's regular
  * joins); a window one keeps the left input's window properties, with
  * window_time as its time attribute.
  */
@@ -1199,9 +1200,6 @@ static void semi_output(rel *out, const rel *left, weir_schema *os, bool window)
     r.wprops = window ? out->wprops : (rel_wprops){0};
     r.above_wm = false;
     r.win.present = false;
-    r.outer_cols = 0;
-    r.scope = NULL;
-    r.n_scope = 0;
     *out = r;
 }
 

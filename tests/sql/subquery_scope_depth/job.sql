@@ -10,6 +10,7 @@ CREATE TABLE c (id INT, x INT, y INT) WITH ('connector' = 'filesystem', 'path' =
 CREATE TABLE d (id INT, y INT, z INT) WITH ('connector' = 'filesystem', 'path' = 'd.csv', 'format' = 'csv');
 CREATE TABLE e (id INT, w INT) WITH ('connector' = 'filesystem', 'path' = 'e.csv', 'format' = 'csv');
 CREATE TABLE three (id INT) WITH ('connector' = 'print', 'print-identifier' = 'three');
+CREATE TABLE three_two (id INT) WITH ('connector' = 'print', 'print-identifier' = 'three_two');
 CREATE TABLE four (id INT) WITH ('connector' = 'print', 'print-identifier' = 'four');
 CREATE TABLE four_in (id INT) WITH ('connector' = 'print', 'print-identifier' = 'four_in');
 CREATE TABLE five (id INT) WITH ('connector' = 'print', 'print-identifier' = 'five');
@@ -18,6 +19,10 @@ EXECUTE STATEMENT SET BEGIN
 INSERT INTO three SELECT a.id FROM a WHERE EXISTS (
   SELECT 1 FROM b WHERE b.id = a.id AND b.x IN (
     SELECT c.x FROM c WHERE c.y = k AND x >= a.k));
+-- three levels, the middle one with two subqueries: k after the first is still b.k (a.k named)
+INSERT INTO three_two SELECT a.id FROM a WHERE EXISTS (
+  SELECT 1 FROM b WHERE b.id >= a.id AND EXISTS (SELECT 1 FROM c WHERE c.y = a.k) AND EXISTS (
+    SELECT 1 FROM d WHERE d.y = k AND a.x > 0));
 -- four levels: x is c.x (b and a have one too; a.x named), k is b.k (a.k named)
 INSERT INTO four SELECT a.id FROM a WHERE EXISTS (
   SELECT 1 FROM b WHERE b.id = a.id AND EXISTS (
