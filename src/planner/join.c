@@ -1184,9 +1184,9 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
 /*
  * A semi or anti join's result: the left input's rows (its columns,
  * qualifiers and scopes: a middle subquery's later conditions read the
- * values carried from the levels around it as before). A regular one has no time attribute (as Flink's regular
- * joins); a window one keeps the left input's window properties, with
- * window_time as its time attribute.
+ * values carried from the levels around it as before). A regular one has
+ * no time attribute (as Flink's regular joins); a window one keeps the
+ * left input's window properties, with window_time as its time attribute.
  */
 static void semi_output(rel *out, const rel *left, weir_schema *os, bool window)
 {
