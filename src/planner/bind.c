@@ -53,13 +53,18 @@ bool plan_column_qualified(const plan_ctx *pc, const rel *r, uint32_t col, const
     return false;
 }
 
-static int find_column_in(const plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t from, uint32_t to)
+/* The column of r in [from, to) that n names (of scope's columns only; -1: of any): its index, -1 when none
+ * is, -2 when several are. */
+static int find_column_in(const plan_ctx *pc, const rel *r, const weir_sql_name *n, uint32_t from, uint32_t to,
+                          int scope)
 {
     const char *col = last_part(n);
     uint32_t n_quals = n->n_parts - 1;
     int found = -1;
     for (uint32_t i = from; i < to; i++) {
         if (strcasecmp(r->schema->fields[i].name, col) != 0)
+            continue;
+        if (scope >= 0 && plan_col_scope(r, i) != (uint32_t)scope)
             continue;
         if (n_quals && !plan_column_qualified(pc, r, i, n, n_quals))
             continue;
@@ -74,16 +79,19 @@ static int find_column_in(const plan_ctx *pc, const rel *r, const weir_sql_name 
 
 int plan_find_column(const plan_ctx *pc, const rel *r, const weir_sql_name *n)
 {
-    uint32_t nf = r->schema->n_fields;
-    if (!r->outer_cols || r->outer_cols >= nf)
-        return find_column_in(pc, r, n, 0, nf);
-    /* A subquery's condition: its own columns first, then the enclosing query's. */
-    int found = find_column_in(pc, r, n, r->outer_cols, nf);
-    if (found != -1)
-        return found;
-    uint32_t oo = r->outer_outer_cols < r->outer_cols ? r->outer_outer_cols : 0;
-    found = find_column_in(pc, r, n, oo, r->outer_cols);
-    return found != -1 || !oo ? found : find_column_in(pc, r, n, 0, oo);
+    uint32_t nf = r->schema->n_fields, far = 0;
+    if (!r->scope && (!r->outer_cols || r->outer_cols >= nf))
+        return find_column_in(pc, r, n, 0, nf, -1);
+    for (uint32_t c = 0; c < nf; c++)
+        if (plan_col_scope(r, c) > far)
+            far = plan_col_scope(r, c);
+    /* A subquery's condition: its own columns first, then those of each query around it, outward. */
+    for (uint32_t s = 0; s <= far; s++) {
+        int found = find_column_in(pc, r, n, 0, nf, (int)s);
+        if (found != -1)
+            return found;
+    }
+    return -1;
 }
 
 int plan_field_path_column(const plan_ctx *pc, const rel *r, const weir_sql_expr *e)

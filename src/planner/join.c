@@ -97,12 +97,22 @@ int plan_pair_rel(plan_ctx *pc, const rel *left, const rel *right, bool pad_left
                   rel *out)
 {
     uint32_t nl = left->n_physical, nr = right->n_physical;
-    rel j = {.rowtime = -1, .n_physical = nl + nr, .outer_cols = scoped ? nl : 0,
-             .outer_outer_cols = scoped && left->outer_cols < nl ? left->outer_cols : 0};
+    rel j = {.rowtime = -1, .n_physical = nl + nr, .outer_cols = scoped ? nl : 0};
     weir_schema *os = plan_new_schema(pc);
     j.quals = plan_alloc(pc, (nl + nr + 1) * sizeof *j.quals);
     if (!os || !j.quals)
         return WEIR_ENOMEM;
+    if (scoped) { /* left's columns one scope further out than they were in left */
+        uint8_t *sc = plan_alloc(pc, (nl + nr) * sizeof *sc);
+        if (!sc)
+            return WEIR_ENOMEM;
+        for (uint32_t c = 0; c < nl + nr; c++) {
+            uint32_t d = c < nl ? plan_col_scope(left, c) + 1 : 0;
+            sc[c] = (uint8_t)(d < UINT8_MAX ? d : UINT8_MAX);
+        }
+        j.scope = sc;
+        j.n_scope = nl + nr;
+    }
     const rel *in[2] = {left, right};
     for (int s = 0; s < 2; s++) {
         for (uint32_t c = 0; c < in[s]->n_physical; c++) {
@@ -1172,10 +1182,11 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
                       const join_using *ju, rel *out);
 
 /*
- * A semi or anti join's result: the left input's rows (its columns and
- * qualifiers). A regular one has no time attribute (as Flink's regular
- * joins); a window one keeps the left input's window properties, with
- * window_time as its time attribute.
+ * A semi or anti join's result: the left input's rows (its columns,
+ * qualifiers and scopes: a middle subquery's later conditions read the
+ * values carried from the levels around it as before). A regular one has
+ * no time attribute (as Flink's regular joins); a window one keeps the
+ * left input's window properties, with window_time as its time attribute.
  */
 static void semi_output(rel *out, const rel *left, weir_schema *os, bool window)
 {
@@ -1189,7 +1200,6 @@ static void semi_output(rel *out, const rel *left, weir_schema *os, bool window)
     r.wprops = window ? out->wprops : (rel_wprops){0};
     r.above_wm = false;
     r.win.present = false;
-    r.outer_cols = 0;
     *out = r;
 }
 

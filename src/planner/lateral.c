@@ -525,12 +525,14 @@ static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, 
     }
     rel res;
     j.outer_cols = 0;
+    j.scope = NULL;
     if ((rc = plan_calc(pc, &j, having, o.exprs, o.names, o.n, &res, "Calc")))
         return rc;
     res.quals = quals;
     res.hidden = hidden;
     res.n_hidden = o.n;
     res.outer_cols = 0;
+    res.scope = NULL;
     /* an inner JOIN LATERAL's ON: a condition on its rows */
     const weir_sql_expr *on = ref->u.join.on;
     if (on && !is_true(on)) {

@@ -578,6 +578,7 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     out->hidden = NULL;
     out->n_hidden = 0;
     out->outer_cols = 0;
+    out->scope = NULL;
     out->loc = ref->loc;
     weir_buf pat;
     weir_buf_init(&pat);

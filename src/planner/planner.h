@@ -176,10 +176,17 @@ typedef struct rel {
      * first, as SQL scopes nest. 0: one scope.
      */
     uint32_t outer_cols;
-    /* Of those, columns [0, outer_outer_cols) belong to a scope further
-     * out still (the enclosing query was itself a subquery's scope): a
-     * name is looked up in the nearer scope first. */
-    uint32_t outer_outer_cols;
+    /*
+     * How far out each column's scope is (0: the rel's own, 1: the query
+     * around it, 2: the query around that, ...), where a subquery nested
+     * several levels down sees the values carried from every level around
+     * it: a name is looked up in the nearest scope that has it. Valid
+     * while n_scope is the rel's column count; else columns [0,
+     * outer_cols) are one scope out and the others the rel's own. Reset
+     * with outer_cols and with the qualifiers.
+     */
+    const uint8_t *scope;
+    uint32_t n_scope;
     /*
      * Columns a name finds only when qualified and that an unqualified `*`
      * skips: the inputs' own copies of the common columns of a NATURAL or
@@ -205,6 +212,15 @@ typedef struct rel {
 
 /* Whether column c of r is a hidden copy of a NATURAL / USING join's common column. */
 static inline bool plan_col_hidden(const rel *r, uint32_t c) { return c < r->n_hidden && r->hidden[c]; }
+
+/* How far out the scope of column c of r is (rel.scope): 0 for the rel's own columns. */
+static inline uint32_t plan_col_scope(const rel *r, uint32_t c)
+{
+    uint32_t nf = r->schema->n_fields;
+    if (r->scope && r->n_scope == nf)
+        return c < nf ? r->scope[c] : 0;
+    return r->outer_cols < nf && c < r->outer_cols;
+}
 
 /* An operator added to the job, by the digest of what it computes (reuse.c). */
 typedef struct plan_reuse_entry {

@@ -32,6 +32,8 @@ static int rel_quals(plan_ctx *pc, rel *r, const char *qual)
         r->quals[i] = q;
     r->hidden = NULL;
     r->n_hidden = 0;
+    r->scope = NULL;
+    r->n_scope = 0;
     return 0;
 }
 

@@ -935,17 +935,25 @@ static int plan_outer_domain(plan_ctx *pc, const weir_sql_query *q, weir_sql_loc
     int rc = plan_query_over(pc, wrap, in, dq, d);
     if (rc)
         return rc;
-    char **quals = plan_alloc(pc, (d->schema->n_fields + 1) * sizeof *quals);
-    if (!quals)
+    uint32_t nf = d->schema->n_fields;
+    char **quals = plan_alloc(pc, (nf + 1) * sizeof *quals);
+    uint8_t *scope = plan_alloc(pc, (nf + 1) * sizeof *scope);
+    if (!quals || !scope)
         return WEIR_ENOMEM;
-    for (uint32_t c = 0; c < d->schema->n_fields; c++) {
+    /* each named column keeps how far out its scope is from in's rows (a column carried into in from a
+     * level further out stays further out than in's own) */
+    for (uint32_t c = 0; c < nf; c++) {
         const weir_sql_name *nm = c < n_named ? &named[c]->u.column : NULL;
         quals[c] = nm && nm->n_parts > 1 ? (char *)nm->parts[nm->n_parts - 2].name : NULL;
+        int ic = nm ? plan_find_column(pc, in, nm) : -1;
+        scope[c] = (uint8_t)(ic >= 0 ? plan_col_scope(in, (uint32_t)ic) : 0);
     }
     d->quals = quals;
     d->hidden = NULL;
     d->n_hidden = 0;
     d->outer_cols = 0;
+    d->scope = scope;
+    d->n_scope = nf;
     return 0;
 }
 
@@ -1225,12 +1233,14 @@ static int plan_one_outer(plan_ctx *pc, rel *in, const weir_sql_expr *e, const w
     }
     rel right;
     from.outer_cols = 0;
+    from.scope = NULL;
     if ((rc = plan_calc(pc, &from, NULL, exprs, names, k, &right, "Calc")))
         return rc;
     right.quals = quals;
     right.hidden = hidden;
     right.n_hidden = k;
     right.outer_cols = 0;
+    right.scope = NULL;
     const weir_sql_expr *cond = NULL;
     for (uint32_t i = 0; i < co.n_keys; i++) {
         const weir_sql_expr *m = ast_not_distinct(pc, co.outer[i], co.inner[i]);
@@ -2379,15 +2389,20 @@ static int filter_by(plan_ctx *pc, rel *j, const weir_sql_select *sel, const wei
     fr.hidden = j->hidden;
     fr.n_hidden = j->n_hidden;
     fr.outer_cols = j->outer_cols;
+    fr.scope = j->scope;
+    fr.n_scope = j->n_scope;
     *j = fr;
     return 0;
 }
 
 int plan_lateral_filter(plan_ctx *pc, rel *j, const weir_sql_select *sel, const weir_sql_expr *cond)
 {
-    uint32_t oc = j->outer_cols;
+    uint32_t oc = j->outer_cols, ns = j->n_scope;
+    const uint8_t *sc = j->scope;
     int rc = filter_by(pc, j, sel, cond);
     j->outer_cols = oc; /* names still resolve in the derived table's FROM first */
+    j->scope = sc;
+    j->n_scope = ns;
     return rc;
 }
 
@@ -2564,6 +2579,7 @@ int plan_lateral_grouped(plan_ctx *pc, rel *in, const weir_sql_query *q, const r
     g.hidden = NULL;
     g.n_hidden = 0;
     g.outer_cols = 0;
+    g.scope = NULL;
     rel j;
     uint32_t nl = in->n_physical;
     if ((rc = plan_scoped_join_kind(pc, left_join, in, &g, on, q->loc, &j)))
