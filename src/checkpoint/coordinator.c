@@ -1954,8 +1954,8 @@ static void quiet_log(void *ud, const char *line)
  * left_out is) logs nothing: this process does not restore it.
  */
 static int load_part(weir__coord *c, const weir__ckpt_gate *g, uint32_t j,
-                     part_why why, const char *left_out,
-                     weir__recovered *rec, weir_error *err)
+                     part_why why, const char *left_out, weir__recovered *rec,
+                     weir_error *err)
 {
     weir_checkpoint_config cfg = c->cfg;
     cfg.restore = WEIR_RESTORE_PATH;
@@ -2014,8 +2014,7 @@ static int load_part(weir__coord *c, const weir__ckpt_gate *g, uint32_t j,
  * with the message its own process gives). What is read is not restored.
  */
 static int check_left_out(weir__coord *c, const weir__ckpt_gate *g,
-                          uint32_t own, const char *left_out,
-                          weir_error *err)
+                          uint32_t own, const char *left_out, weir_error *err)
 {
     weir__recovered rec;
     for (uint32_t j = 0; j < g->n_parts; j++) {
@@ -2076,8 +2075,8 @@ static int recover_parts(weir__coord *c, const weir__ckpt_gate *g,
     for (uint32_t j = 0; others && j < g->n_parts; j++) {
         if (!g->restore_parts[j] || j == main)
             continue;
-        int rc = load_part(c, g, j, moved ? PART_MOVED : PART_PROCESSES,
-                           NULL, &rec, err);
+        int rc = load_part(c, g, j, moved ? PART_MOVED : PART_PROCESSES, NULL,
+                           &rec, err);
         if (rc)
             return rc;
         /* the name users see: this process's own part when it has one */

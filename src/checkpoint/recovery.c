@@ -177,8 +177,8 @@ static int load(weir_job *job, const weir_checkpoint_config *cfg,
     if (!rc) {
         if (meta->has_ops) {
             rc = weir__ckpt_compat_apply(job, cfg, shown, meta, set,
-                                         rec->left_out,
-                                         sizeof rec->left_out, err);
+                                         rec->left_out, sizeof rec->left_out,
+                                         err);
         } else {
             for (uint32_t i = 0; i < lc.n_seen && !rc; i++)
                 rc = check_op(&lc, lc.seen[i].node, lc.seen[i].name);
