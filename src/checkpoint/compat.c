@@ -116,8 +116,11 @@ static const weir__state_op *find_uid(const weir__state_op *ops, uint32_t n,
 
 int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
                             const char *shown, const weir__ckpt_meta *meta,
-                            weir__snapshot_set *set, weir_error *err)
+                            weir__snapshot_set *set, char *left_out,
+                            size_t left_cap, weir_error *err)
 {
+    if (left_cap)
+        left_out[0] = '\0';
     weir__state_op *ops;
     uint32_t n_ops;
     int rc = weir__job_state_ops(job, &ops, &n_ops);
@@ -151,6 +154,8 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
             /* Nothing to lose: no state, timer or split of it was kept. */
             weir__ckpt_log(cfg, "%s of %s is not in the job; it holds no state",
                            c->uid, shown);
+            if (left_cap && !left_out[0])
+                snprintf(left_out, left_cap, "%s", c->uid);
             moved = true; /* the graph changed: in-flight data would not
                              find its channels (refused below) */
             continue;

@@ -1934,17 +1934,34 @@ static int copy_s3_options(weir__coord *c)
 
 /* ---- the public API ---- */
 
+/* Why a process reads another's part of the checkpoint to restore. */
+typedef enum part_why {
+    PART_PROCESSES, /* restoring over another number of processes */
+    PART_MOVED,     /* the parallelism in each process changed */
+    PART_LEFT_OUT,  /* to check an operator that left the job (left_out) */
+} part_why;
+
+static void quiet_log(void *ud, const char *line)
+{
+    (void)ud;
+    (void)line;
+}
+
 /*
- * Loads process j's part of the checkpoint to restore into c->part_sets[j].
- * moved: the part is read because the parallelism in each process changed
- * (for the message when it is not there).
+ * Loads process j's part of the checkpoint to restore into c->part_sets[j]
+ * (why: for the message when it is not there). A part read only to check
+ * what it holds of an operator that left the job (PART_LEFT_OUT, whose id
+ * left_out is) logs nothing: this process does not restore it.
  */
 static int load_part(weir__coord *c, const weir__ckpt_gate *g, uint32_t j,
-                     bool moved, weir__recovered *rec, weir_error *err)
+                     part_why why, const char *left_out, weir__recovered *rec,
+                     weir_error *err)
 {
     weir_checkpoint_config cfg = c->cfg;
     cfg.restore = WEIR_RESTORE_PATH;
     cfg.restore_path = g->restore_parts[j];
+    if (why == PART_LEFT_OUT)
+        cfg.log = quiet_log;
     uint64_t next = 0;
     int rc = weir__recovery_find(c->job, &cfg, c->storage, rec, &next, err);
     size_t dl = strlen(g->dir);
@@ -1958,6 +1975,17 @@ static int load_part(weir__coord *c, const weir__ckpt_gate *g, uint32_t j,
             "it (was it deleted, or is this process running where its "
             "part is not?)",
             g->restore_parts[j]);
+    if (rc == WEIR_ENOTFOUND && why == PART_LEFT_OUT)
+        return weir_error_set(
+            err, rc,
+            "%s: process %u's part of the checkpoint to restore is not "
+            "there: %s is not in the job and this process's part holds no "
+            "state of it, but it may hold state in another process's part, "
+            "and every process must decide alike, so each reads every part: "
+            "state.checkpoints.dir must be shared by all of them (a folder "
+            "every machine sees, or object storage), or run with "
+            "--allow-non-restored-state to drop its state wherever it is",
+            g->restore_parts[j], j, left_out);
     if (rc == WEIR_ENOTFOUND)
         return weir_error_set(
             err, rc,
@@ -1966,9 +1994,10 @@ static int load_part(weir__coord *c, const weir__ckpt_gate *g, uint32_t j,
             "state.checkpoints.dir must be shared by all of them (a folder "
             "every machine sees, or object storage)",
             g->restore_parts[j], j,
-            moved ? "a change of the parallelism in each process (splits and "
-                    "state move between the processes)"
-                  : "restoring over another number of processes");
+            why == PART_MOVED
+                ? "a change of the parallelism in each process (splits and "
+                  "state move between the processes)"
+                : "restoring over another number of processes");
     if (rc)
         return rc;
     if (next > c->next_id)
@@ -1978,11 +2007,39 @@ static int load_part(weir__coord *c, const weir__ckpt_gate *g, uint32_t j,
 }
 
 /*
+ * An operator that left the job (left_out) whose state this process's own
+ * part does not hold may hold state in another process's part: there it is
+ * refused (docs/checkpoints.md), and every process must decide alike, so
+ * each other part is read to check it (restore compatibility refuses it
+ * with the message its own process gives). What is read is not restored.
+ */
+static int check_left_out(weir__coord *c, const weir__ckpt_gate *g,
+                          uint32_t own, const char *left_out, weir_error *err)
+{
+    weir__recovered rec;
+    for (uint32_t j = 0; j < g->n_parts; j++) {
+        if (!g->restore_parts[j] || j == own)
+            continue;
+        int rc = load_part(c, g, j, PART_LEFT_OUT, left_out, &rec, err);
+        if (rc)
+            return rc;
+        weir__snapshot_set_destroy(c->part_sets[j]);
+        c->part_sets[j] = NULL;
+    }
+    weir__ckpt_log(&c->cfg,
+                   "%s holds no state in the other processes' parts of the "
+                   "checkpoint either: it is left out",
+                   left_out);
+    return 0;
+}
+
+/*
  * A job run by several processes restores the parts of every process that
  * took the checkpoint (gate->restore_parts): the first one loaded is
  * c->rec, the others go to part_sets, in process order. With need_others
  * (the number of processes did not change) this process's own part is
- * read first, and the others only when need_others asks for them.
+ * read first, and the others only when need_others asks for them, or to
+ * check an operator that left the job (check_left_out).
  */
 static int recover_parts(weir__coord *c, const weir__ckpt_gate *g,
                          weir_error *err)
@@ -2002,18 +2059,24 @@ static int recover_parts(weir__coord *c, const weir__ckpt_gate *g,
             own = j;
     bool others = true, moved = false;
     if (g->need_others && own != UINT32_MAX) {
-        int rc = load_part(c, g, own, false, &rec, err);
+        int rc = load_part(c, g, own, PART_PROCESSES, NULL, &rec, err);
         if (rc)
             return rc;
         main = own;
         main_rec = rec;
         weir__restore_source src = weir__snapshot_set_source(rec.set);
         others = moved = g->need_others(g->ud, c->job, &src);
+        /* (when every part is read, each one's own check decides) */
+        if (!others && main_rec.left_out[0] &&
+            !c->cfg.allow_non_restored_state &&
+            (rc = check_left_out(c, g, own, main_rec.left_out, err)))
+            return rc;
     }
     for (uint32_t j = 0; others && j < g->n_parts; j++) {
         if (!g->restore_parts[j] || j == main)
             continue;
-        int rc = load_part(c, g, j, moved, &rec, err);
+        int rc = load_part(c, g, j, moved ? PART_MOVED : PART_PROCESSES, NULL,
+                           &rec, err);
         if (rc)
             return rc;
         /* the name users see: this process's own part when it has one */

@@ -30,6 +30,9 @@ typedef struct weir__recovered {
     char name[700];          /* "dir/chk-12" as shown to users */
     uint64_t id;
     bool is_final;
+    /* an operator of the checkpoint that is not in the job, left out as
+     * the checkpoint holds no state of it ("": none) */
+    char left_out[256];
 } weir__recovered;
 
 /*
@@ -48,10 +51,13 @@ int weir__recovery_find(weir_job *job, const weir_checkpoint_config *cfg,
  * renumbers set's state to the job's nodes. A mismatch fails with
  * WEIR_EINVAL naming each operator and what changed, unless
  * cfg->allow_non_restored_state, which drops that operator's state (logged).
+ * left_out (left_cap bytes) gets the id of the first operator not in the
+ * job that set holds no state of, which is left out ("": none).
  */
 int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
                             const char *shown, const weir__ckpt_meta *meta,
-                            weir__snapshot_set *set, weir_error *err);
+                            weir__snapshot_set *set, char *left_out,
+                            size_t left_cap, weir_error *err);
 
 /*
  * A checkpoint without fingerprints (before metadata version 4) keeps every

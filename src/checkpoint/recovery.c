@@ -160,12 +160,14 @@ static int materialize(weir_job *job, weir__storage *s, uint64_t id,
     return 0;
 }
 
-/* Loads checkpoint folder `name` of s into a new snapshot set. */
+/* Loads checkpoint folder `name` of s into a new snapshot set; rec's
+ * left_out says which operator not in the job it left out. */
 static int load(weir_job *job, const weir_checkpoint_config *cfg,
                 weir__storage *s, const char *name, const char *shown,
                 weir__ckpt_meta *meta, weir__snapshot_set **out,
-                weir_error *err)
+                weir__recovered *rec, weir_error *err)
 {
+    rec->left_out[0] = '\0';
     weir__snapshot_set *set;
     if (weir__snapshot_set_create(&set))
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
@@ -174,7 +176,9 @@ static int load(weir_job *job, const weir_checkpoint_config *cfg,
     int rc = weir__ckpt_load_state_files(s, name, meta, on_file, &lc, err);
     if (!rc) {
         if (meta->has_ops) {
-            rc = weir__ckpt_compat_apply(job, cfg, shown, meta, set, err);
+            rc = weir__ckpt_compat_apply(job, cfg, shown, meta, set,
+                                         rec->left_out, sizeof rec->left_out,
+                                         err);
         } else {
             for (uint32_t i = 0; i < lc.n_seen && !rc; i++)
                 rc = check_op(&lc, lc.seen[i].node, lc.seen[i].name);
@@ -300,7 +304,7 @@ static int latest_in(weir_job *job, const weir_checkpoint_config *cfg,
         weir__ckpt_meta meta;
         weir_error e;
         weir__snapshot_set *set = NULL;
-        int lr = load(job, cfg, s, name, shown, &meta, &set, &e);
+        int lr = load(job, cfg, s, name, shown, &meta, &set, rec, &e);
         if (lr == 0) {
             describe(cfg, cfg->restore == WEIR_RESTORE_PATH ? shown : name,
                      &meta);
@@ -395,7 +399,7 @@ static int from_remote(weir_job *job, const weir_checkpoint_config *cfg,
     if (s) {
         weir__ckpt_meta meta;
         weir__snapshot_set *set = NULL;
-        rc = load(job, cfg, s, base, path, &meta, &set, err);
+        rc = load(job, cfg, s, base, path, &meta, &set, rec, err);
         if (!rc) {
             describe(cfg, path, &meta);
             rec->set = set;
@@ -455,7 +459,7 @@ static int from_path(weir_job *job, const weir_checkpoint_config *cfg,
             return weir_error_set(err, rc, "%s: %s", parent, weir_strerror(rc));
         weir__ckpt_meta meta;
         weir__snapshot_set *set = NULL;
-        rc = load(job, cfg, s, base, path, &meta, &set, err);
+        rc = load(job, cfg, s, base, path, &meta, &set, rec, err);
         if (rc == WEIR_ENOTFOUND)
             weir_error_set(err, rc,
                            "%s: no _metadata: the checkpoint never completed",
