@@ -108,11 +108,17 @@ typedef struct weir_schema {
 weir_type weir_type_make(weir_type_id id, bool nullable);
 weir_type weir_type_decimal(uint8_t precision, uint8_t scale, bool nullable);
 /* Width in bytes of one value in a column of this type (a DECIMAL counts as
- * its narrow form, 8 bytes: use weir_type_size for a full type). Inline:
- * the batch code asks it per value of every row it appends or copies; the
- * library also exports it (a function library built against an earlier
- * weir calls it by name). */
-inline size_t weir_type_width(weir_type_id id)
+ * its narrow form, 8 bytes: use weir_type_size for a full type). */
+size_t weir_type_width(weir_type_id id);
+/* A DECIMAL stored as a 128-bit unscaled value (precision 19 to 38). */
+static inline bool weir_type_is_wide(weir_type t) { return t.id == WEIR_TYPE_DECIMAL && t.precision > 18; }
+/* Width in bytes of one value of type t: 16 for a DECIMAL of precision > 18. */
+size_t weir_type_size(weir_type t);
+/* The batch code asks both per value of every row it appends or copies:
+ * calls expand inline (the macros below); the functions are exported too,
+ * for callers built against an earlier weir and for their addresses
+ * (variadic: a compound literal argument holds commas). */
+static inline size_t weir__type_width_inline(weir_type_id id)
 {
     switch (id) {
     case WEIR_TYPE_BOOLEAN: return 1;
@@ -134,13 +140,12 @@ inline size_t weir_type_width(weir_type_id id)
     }
     return 8;
 }
-/* A DECIMAL stored as a 128-bit unscaled value (precision 19 to 38). */
-static inline bool weir_type_is_wide(weir_type t) { return t.id == WEIR_TYPE_DECIMAL && t.precision > 18; }
-/* Width in bytes of one value of type t: 16 for a DECIMAL of precision > 18 (inline, and exported). */
-inline size_t weir_type_size(weir_type t)
+static inline size_t weir__type_size_inline(weir_type t)
 {
-    return t.id == WEIR_TYPE_DECIMAL && t.precision > 18 ? 16 : weir_type_width(t.id);
+    return weir_type_is_wide(t) ? 16 : weir__type_width_inline(t.id);
 }
+#define weir_type_width(...) weir__type_width_inline(__VA_ARGS__)
+#define weir_type_size(...) weir__type_size_inline(__VA_ARGS__)
 /* "BIGINT", "DECIMAL", ... (static string). */
 const char *weir_type_name(weir_type_id id);
 /* Writes e.g. "DECIMAL(10, 2) NOT NULL" into buf; returns buf. */

@@ -2956,8 +2956,9 @@ int plan_setop_rels(plan_ctx *pc, const weir_sql_query *q, const rel *l_in, cons
     weir_type widened[l.n_physical ? l.n_physical : 1];
     for (uint32_t i = 0; i < l.n_physical; i++) {
         widened[i] = l.schema->fields[i].type;
-        if (!types_match(l.schema->fields[i].type, r.schema->fields[i].type) &&
-            !weir_type_numeric_common(l.schema->fields[i].type, r.schema->fields[i].type, &widened[i])) {
+        weir_type lt = l.schema->fields[i].type, rt = r.schema->fields[i].type;
+        if (!types_match(lt, rt) && (weir_type_interval(lt) || weir_type_interval(rt) || /* intervals do not widen */
+                                     !weir_type_numeric_common(lt, rt, &widened[i]))) {
             char a[64], b[64];
             return plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN,
                               "%s column %u ('%s') has type %s on the left and %s on the right; add a CAST", what,

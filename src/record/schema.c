@@ -6,10 +6,10 @@
 #include "record/nested.h"
 #include "weir/schema.h"
 
-/* The external definitions of the header's inline functions (callers built
- * against an earlier weir call them by name). */
-extern inline size_t weir_type_width(weir_type_id id);
-extern inline size_t weir_type_size(weir_type t);
+/* The exported forms of the header's inline helpers (the parentheses keep
+ * the header's macros from expanding the names). */
+size_t(weir_type_width)(weir_type_id id) { return weir__type_width_inline(id); }
+size_t(weir_type_size)(weir_type t) { return weir__type_size_inline(t); }
 
 weir_type weir_type_make(weir_type_id id, bool nullable)
 {

@@ -134,6 +134,9 @@ void weir__acc_reset(const weir__accset *as, void *blk)
     weir__acc_init(as, blk);
 }
 
+/* *d += v modulo 2^64: a BIGINT sum wraps as documented, with no signed overflow. */
+static inline void add_wrapping(int64_t *d, int64_t v) { *d = (int64_t)((uint64_t)*d + (uint64_t)v); }
+
 int weir__acc_merge(const weir__accset *as, void *dst, const void *src)
 {
     if (as->all_int) {
@@ -146,20 +149,20 @@ int weir__acc_merge(const weir__accset *as, void *dst, const void *src)
     }
     char *d = dst;
     const char *s = src;
-    WEIR__ACC_ROWS(d) += WEIR__ACC_ROWS(s);
+    add_wrapping(&WEIR__ACC_ROWS(d), WEIR__ACC_ROWS(s));
     for (uint32_t i = 0; i < as->n; i++) {
         const weir__accfield *f = &as->f[i];
         switch (f->kind) {
         case WEIR__ACC_COUNT_STAR:
-        case WEIR__ACC_COUNT: *(int64_t *)(d + f->off) += *(const int64_t *)(s + f->off); break;
+        case WEIR__ACC_COUNT: add_wrapping((int64_t *)(d + f->off), *(const int64_t *)(s + f->off)); break;
         case WEIR__ACC_SUM_I32:
         case WEIR__ACC_SUM_I64:
-            ((int64_t *)(d + f->off))[0] += ((const int64_t *)(s + f->off))[0];
-            ((int64_t *)(d + f->off))[1] += ((const int64_t *)(s + f->off))[1];
+            add_wrapping((int64_t *)(d + f->off), ((const int64_t *)(s + f->off))[0]);
+            add_wrapping((int64_t *)(d + f->off) + 1, ((const int64_t *)(s + f->off))[1]);
             break;
         case WEIR__ACC_SUM_F64:
             *(double *)(d + f->off) += *(const double *)(s + f->off);
-            ((int64_t *)(d + f->off))[1] += ((const int64_t *)(s + f->off))[1];
+            add_wrapping((int64_t *)(d + f->off) + 1, ((const int64_t *)(s + f->off))[1]);
             break;
         case WEIR__ACC_GENERIC: {
             int rc = f->agg.cls->merge(&f->agg, d + f->off, s + f->off);
