@@ -101,6 +101,10 @@ case "${1:-}" in
   # librdkafka thread) before weir's code runs;
   # it needs a librdkafka built with TSan.
   tests=(test_sql_golden test_crash_sql test_cli test_stop)
+  # Races want threads: the golden cases at parallelism 4 only (the plain
+  # and sanitizer runs do 1, 2 and 4), and fewer kills than the plain run.
+  export WEIR_GOLDEN_PARALLELISM=${WEIR_GOLDEN_PARALLELISM:-4}
+  export WEIR_CRASH_SQL_KILLS=${WEIR_CRASH_SQL_KILLS:-4}
   # WEIR_TSAN_RDKAFKA=DIR: DIR holds librdkafka.so.1 configured with
   # --disable-c11threads (its threads then start with pthread_create) and
   # built with -fsanitize=thread: only the cluster tests that need no other
