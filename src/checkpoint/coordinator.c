@@ -560,7 +560,7 @@ static void on_final_ready(void *ud, int task, uint32_t subtask)
 {
     weir__coord *c = ud;
     pthread_mutex_lock(&c->mu);
-    if (++c->n_final_ready == c->n_subtasks)
+    if (++c->n_final_ready == c->n_subtasks) /* (0 until coord_started: it sets the time then) */
         c->all_final_mono_ms = mono_ms();
     pthread_cond_signal(&c->tick_cv);
     pthread_mutex_unlock(&c->mu);
@@ -1661,6 +1661,11 @@ static int coord_started(void *ud, weir_job *job)
     weir__coord *c = ud;
     pthread_mutex_lock(&c->mu);
     c->n_subtasks = weir__job_subtask_count(job);
+    /* The subtasks started before this: every one may have said it is
+     * final-ready already (a job whose sources have nothing to read), and
+     * on_final_ready could not know it was the last. */
+    if (c->n_subtasks && c->n_final_ready >= c->n_subtasks && !c->all_final_mono_ms)
+        c->all_final_mono_ms = mono_ms();
     c->running = true;
     c->last_trigger_ms = now_ms(c);
     pthread_mutex_unlock(&c->mu);
