@@ -31,6 +31,11 @@ int weir__gate_post(weir__gate *g, weir__cmd_type type, uint64_t id)
     abort();
 }
 
+int weir__gate_post_locked(weir__gate *g, weir__cmd_type type, uint64_t id)
+{
+    abort();
+}
+
 int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
                                   const char *ckpt_dir, weir__backend **out)
 {

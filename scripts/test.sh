@@ -80,7 +80,6 @@ case "${1:-}" in
   export WEIR_CORPUS_EVERY=${WEIR_CORPUS_EVERY:-8}
   export WEIR_LOG_ROUNDS=${WEIR_LOG_ROUNDS:-1}
   export WEIR_KAFKA_DIFF_CASES=${WEIR_KAFKA_DIFF_CASES:-1}
-  export WEIR_S3_ROWS=${WEIR_S3_ROWS:-100000}
   export WEIR_CANON_PARALLELISMS=${WEIR_CANON_PARALLELISMS:-1 3}
   # the golden cases at one and at four subtasks (the plain run and
   # ThreadSanitizer's run 2 as well)

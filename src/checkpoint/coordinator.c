@@ -2588,13 +2588,17 @@ int weir_job_savepoint(weir_job *job, const char *dir, char *path,
     char *dcopy = weir_strdup(dir);
     pthread_mutex_lock(&c->mu);
     pending *p = NULL;
-    if (dcopy && c->running && !c->ending && c->n_final_ready < c->n_subtasks)
+    bool running = c->running && !c->ending;
+    bool at_end = c->n_final_ready >= c->n_subtasks || c->final_id;
+    if (dcopy && running && !at_end)
         p = register_locked(c, true, sp, dcopy);
     if (!p) {
-        bool running = c->running && !c->ending;
         pthread_mutex_unlock(&c->mu);
         weir__storage_destroy(sp);
         weir_free(dcopy);
+        if (running && at_end) /* (its final checkpoint commits the output) */
+            return weir_error_set(err, WEIR_ESTATE, "the job has read all of its input and is "
+                                                    "ending: no savepoint");
         return weir_error_set(err, running ? WEIR_ENOMEM : WEIR_ESTATE,
                               running ? "out of memory"
                                       : "the job is not running: no savepoint");
