@@ -188,11 +188,14 @@ cd .. || exit 1
 
 # 2. a keyed aggregation of one key: its state in one process's part
 mkdir b && cd b || exit 1
+# (ten times the rows: the job must still run when it is killed after its
+# third checkpoint, on a slow machine too, or the restart finds a job that
+# ended; its output is not checked)
 aggjob() {
     cat > job.sql <<SQL
-CREATE TABLE g (id BIGINT, k AS id - id) WITH ('connector' = 'datagen', 'number-of-rows' = '$ROWS',
+CREATE TABLE g (id BIGINT, k AS id - id) WITH ('connector' = 'datagen', 'number-of-rows' = '$((ROWS * 10))',
   'rows-per-second' = '$RATE',
-  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '$((ROWS - 1))');
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '$((ROWS * 10 - 1))');
 CREATE TABLE o (id BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
 CREATE TABLE n (k BIGINT, c BIGINT) WITH ('connector' = 'blackhole');
 INSERT INTO o SELECT id FROM g;
