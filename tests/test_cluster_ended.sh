@@ -30,22 +30,14 @@ fi
 ROWS=${WEIR_CLUSTER_ENDED_ROWS:-4000}
 RATE=8000
 echo "test_cluster_ended: $ROWS rows at $RATE/s"
-T=$(mktemp -d /tmp/weir-cluster-ended-XXXXXX)
-pids=(0 0)
-cleanup() {
-    for p in "${pids[@]}"; do [ "$p" != 0 ] && kill -9 "$p" 2> /dev/null; done
-    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
+. "$SRC/tests/support/cluster.sh"
+cluster_scratch cluster-ended
 fail() {
     echo "FAIL: $*"
     for f in "$T"/*/log.*; do [ -f "$f" ] && { echo "== $f"; tail -6 "$f"; }; done
     exit 1
 }
 
-. "$SRC/tests/support/cluster.sh"
 cluster_mock ea-control:1 eb-control:1 eb-tumbling_window-2-repartition:4 ec-control:1
 
 # start NAME I P: process I of 2 of job NAME at parallelism P

@@ -39,22 +39,14 @@ ROWS=${WEIR_CLUSTER_PAR_ROWS:-30000}
 RATE=6000
 RANDOM=$SEED
 echo "test_cluster_parallelism: seed $SEED (WEIR_CLUSTER_PAR_SEED), $ROWS rows at $RATE/s"
-T=$(mktemp -d /tmp/weir-cluster-par-XXXXXX)
-pids=(0 0)
-cleanup() {
-    for p in "${pids[@]}"; do [ "$p" != 0 ] && kill -9 "$p" 2> /dev/null; done
-    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
+. "$SRC/tests/support/cluster.sh"
+cluster_scratch cluster-par
 fail() {
     echo "FAIL (seed $SEED): $*"
     for f in "$T"/*/log.*; do [ -f "$f" ] && { echo "== $f"; tail -6 "$f"; }; done
     exit 1
 }
 
-. "$SRC/tests/support/cluster.sh"
 cluster_mock pa-control:1 pd-control:1 pe-control:1 pb-control:1 pb-tumbling_window-2-repartition:4 pc-control:1
 
 # start NAME I P [CKDIR]: process I of 2 of job NAME at parallelism P

@@ -32,22 +32,14 @@ if [ ! -x "$MOCK" ]; then
 fi
 ROWS=${WEIR_CLUSTER_REMOVED_ROWS:-20000}
 RATE=4000
-T=$(mktemp -d /tmp/weir-cluster-removed-XXXXXX)
-pids=(0 0)
-cleanup() {
-    for p in "${pids[@]}"; do [ "$p" != 0 ] && kill -9 "$p" 2> /dev/null; done
-    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
+. "$SRC/tests/support/cluster.sh"
+cluster_scratch cluster-removed
 fail() {
     echo "FAIL: $*"
     for f in "$T"/*/log.*; do [ -f "$f" ] && { echo "== $f"; grep -v INFO "$f" | tail -6; }; done
     exit 1
 }
 
-. "$SRC/tests/support/cluster.sh"
 cluster_mock ra-control:1 rb-control:1 rc-control:1 rd-control:1 rk:1
 
 # start NAME I [CKDIR [OPTION...]]: process I of 2 of job NAME

@@ -8,6 +8,22 @@
 # (a difference fails that start); cluster_views_checked says whether one
 # did.
 #
+# cluster_scratch NAME - makes the test's scratch folder T
+# (/tmp/weir-NAME-XXXXXX) and goes there; at exit, kills every process
+# whose id is in the array pids (0: none), stops the mock cluster and
+# removes T (KEEP=1 keeps it and says where).
+cluster_scratch() {
+    T=$(mktemp -d "/tmp/weir-$1-XXXXXX") || exit 1
+    pids=(0 0)
+    trap cluster_cleanup EXIT
+    cd "$T" || exit 1
+}
+cluster_cleanup() {
+    for p in "${pids[@]}"; do [ "$p" != 0 ] && kill -9 "$p" 2> /dev/null; done
+    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
+    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
+}
+
 # cluster_mock TOPIC:PARTITIONS... - starts librdkafka's mock cluster over
 # TCP with these topics (its process id in MOCK_PID, for the caller's exit
 # trap), waits for it, and sets B to its bootstrap address.
