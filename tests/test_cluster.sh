@@ -38,20 +38,13 @@ fi
 SEED=${WEIR_CLUSTER_SEED:-$RANDOM}
 ROWS=${WEIR_CLUSTER_ROWS:-30000}
 echo "test_cluster: seed $SEED (WEIR_CLUSTER_SEED), $ROWS rows"
-T=$(mktemp -d /tmp/weir-cluster-XXXXXX)
+. "$SRC/tests/support/cluster.sh"
+cluster_scratch cluster
 pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill -9 "$p" 2> /dev/null; done
-    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
 fail() { echo "FAIL: $*"; for f in p*/log single.log; do [ -f "$f" ] && { echo "== $f"; tail -5 "$f"; }; done; exit 1; }
 
 # Repartition topics: <pipeline.name>-<operator>-<node id>-repartition.
 RT=tumbling_window-2-repartition
-. "$SRC/tests/support/cluster.sh"
 cluster_mock src:6 "one-$RT:3" "two-$RT:5" long-tumbling_window-2-repartition:1 "stag-$RT:1" "lat-$RT:4"
 
 # end_markers TOPIC: how many END markers (type 3) TOPIC holds

@@ -34,22 +34,15 @@ RATE=${WEIR_CLUSTER_CRASH_RATE:-2000}
 GAP=${WEIR_CLUSTER_KILL_GAP:-12} # tenths of a second, at least, between kills
 RANDOM=$SEED
 echo "test_cluster_crash: seed $SEED (WEIR_CLUSTER_CRASH_SEED), $ROWS rows at $RATE/s, $KILLS kills"
-T=$(mktemp -d /tmp/weir-cluster-crash-XXXXXX)
+. "$SRC/tests/support/cluster.sh"
+cluster_scratch cluster-crash
 pids=(0 0 0)
-cleanup() {
-    for p in "${pids[@]}"; do [ "$p" != 0 ] && kill -9 "$p" 2> /dev/null; done
-    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
 fail() {
     echo "FAIL (seed $SEED): $*"
     for f in p*/log single.log; do [ -f "$f" ] && { echo "== $f"; tail -8 "$f"; }; done
     exit 1
 }
 
-. "$SRC/tests/support/cluster.sh"
 cluster_mock crash-tumbling_window-2-repartition:3 crash-control:1
 
 cluster_window_job "'rows-per-second' = '$RATE'," out > job.sql

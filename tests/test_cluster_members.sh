@@ -42,22 +42,15 @@ esac
 STOP=${WEIR_CLUSTER_MEMBERS_STOP:-0}
 RANDOM=$SEED
 echo "test_cluster_members: seed $SEED (WEIR_CLUSTER_MEMBERS_SEED), $ROWS rows at $RATE/s, session timeout $TIMEOUT"
-T=$(mktemp -d /tmp/weir-cluster-members-XXXXXX)
+. "$SRC/tests/support/cluster.sh"
+cluster_scratch cluster-members
 pids=(0 0 0 0)
-cleanup() {
-    for p in "${pids[@]}"; do [ "$p" != 0 ] && kill -9 "$p" 2> /dev/null; done
-    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
 fail() {
     echo "FAIL (seed $SEED): $*"
     for f in log.* single.log; do [ -f "$f" ] && { echo "== $f"; tail -8 "$f"; }; done
     exit 1
 }
 
-. "$SRC/tests/support/cluster.sh"
 cluster_mock members-tumbling_window-2-repartition:8 members-control:1
 # A start looks for the control topic's last summary back from its end 16
 # records at a time, and the leader writes one every 32 records (the

@@ -27,22 +27,15 @@ ROWS=${WEIR_CLUSTER_RESCALE_ROWS:-60000}
 RATE=${WEIR_CLUSTER_RESCALE_RATE:-6000}
 RANDOM=$SEED
 echo "test_cluster_rescale: seed $SEED (WEIR_CLUSTER_RESCALE_SEED), $ROWS rows at $RATE/s"
-T=$(mktemp -d /tmp/weir-cluster-rescale-XXXXXX)
+. "$SRC/tests/support/cluster.sh"
+cluster_scratch cluster-rescale
 pids=(0 0 0 0)
-cleanup() {
-    for p in "${pids[@]}"; do [ "$p" != 0 ] && kill -9 "$p" 2> /dev/null; done
-    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
 fail() {
     echo "FAIL (seed $SEED): $*"
     for f in log.* single.log; do [ -f "$f" ] && { echo "== $f"; tail -8 "$f"; }; done
     exit 1
 }
 
-. "$SRC/tests/support/cluster.sh"
 cluster_mock rescale-tumbling_window-2-repartition:8 rescale-control:1
 
 cluster_window_job "'rows-per-second' = '$RATE'," out > job.sql

@@ -30,22 +30,15 @@ ROWS=${WEIR_CLUSTER_SP_ROWS:-40000}
 RATE=${WEIR_CLUSTER_SP_RATE:-8000}
 RANDOM=$SEED
 echo "test_cluster_savepoint: seed $SEED (WEIR_CLUSTER_SP_SEED), $ROWS rows at $RATE/s"
-T=$(mktemp -d /tmp/weir-cluster-sp-XXXXXX)
+. "$SRC/tests/support/cluster.sh"
+cluster_scratch cluster-sp
 pids=(0 0 0 0)
-cleanup() {
-    for p in "${pids[@]}"; do [ "$p" != 0 ] && kill -9 "$p" 2> /dev/null; done
-    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
 fail() {
     echo "FAIL (seed $SEED): $*"
     for f in "$T"/log.* "$T"/single.log; do [ -f "$f" ] && { echo "== $f"; tail -8 "$f"; }; done
     exit 1
 }
 
-. "$SRC/tests/support/cluster.sh"
 cluster_mock spa-tumbling_window-2-repartition:8 spa-control:1 \
     spb-tumbling_window-2-repartition:8 spb-control:1 \
     spc-tumbling_window-2-repartition:8 spc-control:1 \
