@@ -101,8 +101,8 @@ int weir__accset_init(weir__accset *as, const weir_agg *aggs, uint32_t n, const 
                                   "window: aggregate %u reads column %d of a %u-column input", i,
                                   f->col, in->n_fields);
         f->kind = pick_kind(&aggs[i], in, no_fast_path);
-        f->form = weir__agg_merge_form(&aggs[i]);
-        f->words = merge_words(f->form);
+        f->form = (uint8_t)weir__agg_merge_form(&aggs[i]);
+        f->words = (uint8_t)merge_words(weir__agg_merge_form(&aggs[i]));
         f->off = off;
         switch (f->kind) {
         case WEIR__ACC_COUNT_STAR:

@@ -60,10 +60,12 @@ typedef struct weir__accfield {
     weir__acc_kind kind;
     int32_t col;          /* input column, -1 for COUNT(*); a MERGE's first partial column */
     uint32_t off;         /* byte offset in the block */
+    /* the MERGE kinds: which function's accumulator (a weir__merge_form), and its partial columns
+     * (the block's first words); bytes, in what was padding: the engine's loops step over fields */
+    uint8_t form;
+    uint8_t words;
     weir_type out_type;
     weir_agg agg;         /* copy of the bound aggregate */
-    weir__merge_form form; /* the MERGE kinds: which function's accumulator */
-    uint32_t words;       /* the MERGE kinds: partial columns (the block's first words) */
 } weir__accfield;
 
 typedef struct weir__accset {
