@@ -118,6 +118,32 @@ const weir_agg_class *weir__agg_merge_inner(const weir_agg *m, bool *star)
     return c;
 }
 
+weir__merge_form weir__agg_merge_form(const weir_agg *m)
+{
+    const weir_agg_class *c = weir__agg_merge_inner(m, NULL);
+    if (!c)
+        return WEIR__MERGE_GENERIC;
+    if (c == &weir__agg_count_star)
+        return WEIR__MERGE_ROWS;
+    if (c == &weir__agg_count)
+        return WEIR__MERGE_COUNT;
+    if (c == &weir__agg_sum_int || c == &weir__agg_sum_bigint)
+        return WEIR__MERGE_SUM;
+    if (c == &weir__agg_sum0_int || c == &weir__agg_sum0_bigint)
+        return WEIR__MERGE_SUM0;
+    if (c == &weir__agg_avg_int || c == &weir__agg_avg_bigint)
+        return WEIR__MERGE_AVG;
+    if (c == &weir__agg_min || c == &weir__agg_max) {
+        bool min = c == &weir__agg_min;
+        switch (weir__agg_vkind(m->input_type)) {
+        case VK_I64: return min ? WEIR__MERGE_MIN_I64 : WEIR__MERGE_MAX_I64;
+        case VK_F64: return min ? WEIR__MERGE_MIN_F64 : WEIR__MERGE_MAX_F64;
+        default: return WEIR__MERGE_GENERIC;
+        }
+    }
+    return WEIR__MERGE_GENERIC;
+}
+
 /*
  * acc_size, init, result, destroy and is_empty run once per window or
  * group, not per row: they get m itself, not a copy. Those of the

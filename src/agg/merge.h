@@ -56,4 +56,28 @@ void weir__agg_merge_of(const weir_agg *a, int32_t col, weir_agg *out);
  */
 const weir_agg_class *weir__agg_merge_inner(const weir_agg *m, bool *star);
 
+/*
+ * What the global phase's accumulator of m is, for an engine that holds it
+ * itself (the window engine's typed kinds): the accumulator block is m's
+ * (acc_size, all zeros when empty, nothing owned, serialised by m's
+ * serialize), its first words are those of weir__agg_partial_cols, and
+ * the result is one of these. WEIR__MERGE_GENERIC: only through m's class
+ * (any other function, DECIMAL sums, MIN/MAX of strings and wide DECIMALs,
+ * or m not a merge).
+ */
+typedef enum weir__merge_form {
+    WEIR__MERGE_GENERIC,
+    WEIR__MERGE_ROWS,    /* COUNT(*): [rows]; the result is rows */
+    WEIR__MERGE_COUNT,   /* COUNT: [rows, n]; the result is n */
+    WEIR__MERGE_SUM,     /* SUM of INT/BIGINT: [rows, n, sum mod 2^64]; NULL when n is 0 */
+    WEIR__MERGE_SUM0,    /* SUM0: the same, 0 when n is 0 */
+    WEIR__MERGE_AVG,     /* AVG: sum / n as int64, truncated toward zero; NULL when n is 0 */
+    WEIR__MERGE_MIN_I64, /* MIN of a value held as int64: [rows, has, bits]; NULL unless has */
+    WEIR__MERGE_MAX_I64,
+    WEIR__MERGE_MIN_F64, /* MIN of DOUBLE: bits canonical, NaN above every number */
+    WEIR__MERGE_MAX_F64,
+} weir__merge_form;
+
+weir__merge_form weir__agg_merge_form(const weir_agg *m);
+
 #endif

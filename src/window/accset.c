@@ -8,6 +8,14 @@
  * (the per-record cost of the common case); every other function goes
  * through its weir_agg class. The typed kinds are exact inverses of
  * themselves, so they are always retractable.
+ *
+ * The global phase of a two-phase aggregation (MERGE of COUNT, SUM, SUM0,
+ * AVG of INT/BIGINT, MIN/MAX of 64-bit values) has typed kinds too: the
+ * block holds the function's accumulator, whose leading words the partial
+ * columns carry, and the engine adds those columns and writes the result
+ * with no call per window. Their serialised form is the function's, as the
+ * generic kind writes it, so the state of a window written either way
+ * restores into the other.
  */
 #include <strings.h>
 
@@ -21,9 +29,30 @@ static bool fast_out_type(weir_type_id id)
            id == WEIR_TYPE_DOUBLE;
 }
 
+/* The partial columns of a MERGE of this form: the accumulator's leading words. */
+static uint32_t merge_words(weir__merge_form form)
+{
+    switch (form) {
+    case WEIR__MERGE_GENERIC: return 0;
+    case WEIR__MERGE_ROWS: return 1;
+    case WEIR__MERGE_COUNT: return 2;
+    default: return 3; /* rows, n, sum; rows, has, bits */
+    }
+}
+
 static weir__acc_kind pick_kind(const weir_agg *a, const weir_schema *in, bool no_fast)
 {
-    if (no_fast || !a->cls || !a->cls->name || a->udf)
+    if (no_fast)
+        return WEIR__ACC_GENERIC;
+    switch (weir__agg_merge_form(a)) {
+    case WEIR__MERGE_GENERIC: break;
+    case WEIR__MERGE_MIN_I64:
+    case WEIR__MERGE_MAX_I64:
+    case WEIR__MERGE_MIN_F64:
+    case WEIR__MERGE_MAX_F64: return WEIR__ACC_MERGE_EXTREME;
+    default: return WEIR__ACC_MERGE_WORDS;
+    }
+    if (!a->cls || !a->cls->name || a->udf)
         return WEIR__ACC_GENERIC;
     if (!strcasecmp(a->cls->name, "COUNT")) {
         if (a->result_type.id != WEIR_TYPE_BIGINT)
@@ -72,6 +101,8 @@ int weir__accset_init(weir__accset *as, const weir_agg *aggs, uint32_t n, const 
                                   "window: aggregate %u reads column %d of a %u-column input", i,
                                   f->col, in->n_fields);
         f->kind = pick_kind(&aggs[i], in, no_fast_path);
+        f->form = (uint8_t)weir__agg_merge_form(&aggs[i]);
+        f->words = (uint8_t)merge_words(weir__agg_merge_form(&aggs[i]));
         f->off = off;
         switch (f->kind) {
         case WEIR__ACC_COUNT_STAR:
@@ -79,6 +110,18 @@ int weir__accset_init(weir__accset *as, const weir_agg *aggs, uint32_t n, const 
         case WEIR__ACC_SUM_I32:
         case WEIR__ACC_SUM_I64:
         case WEIR__ACC_SUM_F64: off += 16; break;
+        case WEIR__ACC_MERGE_WORDS:
+        case WEIR__ACC_MERGE_EXTREME:
+            /* the function's block, so that its serialize and deserialize read it */
+            if (f->col < 0 || (uint32_t)f->col + f->words > in->n_fields)
+                return weir_error_set(err, WEIR_EINVAL,
+                                      "window: aggregate %u merges %u partial columns from column %d of a "
+                                      "%u-column input",
+                                      i, f->words, f->col, in->n_fields);
+            off += align8(aggs[i].cls->acc_size(&f->agg));
+            /* a merge has no retract */
+            as->retractable = false;
+            break;
         case WEIR__ACC_GENERIC: {
             const weir_agg_class *k = aggs[i].cls;
             if (!k->acc_size || !k->init || !k->add || !k->merge || !k->result)
@@ -97,7 +140,8 @@ int weir__accset_init(weir__accset *as, const weir_agg *aggs, uint32_t n, const 
     as->size = align8(off);
     as->all_int = true;
     for (uint32_t i = 0; i < n; i++)
-        if (as->f[i].kind == WEIR__ACC_SUM_F64 || as->f[i].kind == WEIR__ACC_GENERIC)
+        if (as->f[i].kind != WEIR__ACC_COUNT_STAR && as->f[i].kind != WEIR__ACC_COUNT &&
+            as->f[i].kind != WEIR__ACC_SUM_I32 && as->f[i].kind != WEIR__ACC_SUM_I64)
             as->all_int = false;
     return 0;
 }
@@ -137,6 +181,43 @@ void weir__acc_reset(const weir__accset *as, void *blk)
 /* *d += v modulo 2^64: a BIGINT sum wraps as documented, with no signed overflow. */
 static inline void add_wrapping(int64_t *d, int64_t v) { *d = (int64_t)((uint64_t)*d + (uint64_t)v); }
 
+/* Doubles by their canonical bits: numerically, NaN above every number (MIN/MAX's order). */
+static inline int cmp_f64_bits(int64_t x, int64_t y)
+{
+    double a, b;
+    memcpy(&a, &x, 8);
+    memcpy(&b, &y, 8);
+    bool na = a != a, nb = b != b;
+    if (na || nb)
+        return (int)na - (int)nb;
+    return (a > b) - (a < b);
+}
+
+/* Does value v replace the kept value cur of a MIN/MAX of this form? */
+static inline bool extreme_beats(weir__merge_form form, int64_t v, int64_t cur)
+{
+    switch (form) {
+    case WEIR__MERGE_MIN_I64: return v < cur;
+    case WEIR__MERGE_MAX_I64: return v > cur;
+    case WEIR__MERGE_MIN_F64: return cmp_f64_bits(v, cur) < 0;
+    default: return cmp_f64_bits(v, cur) > 0;
+    }
+}
+
+/*
+ * Folds a MIN/MAX's accumulator words (rows, has, bits) into a: the
+ * function's merge (its rows add; its value wins if a keeps none or it
+ * beats a's).
+ */
+static inline void extreme_fold(weir__merge_form form, int64_t *a, int64_t rows, int64_t has, int64_t bits)
+{
+    add_wrapping(&a[0], rows);
+    if (has && (!a[1] || extreme_beats(form, bits, a[2]))) {
+        a[1] = 1;
+        a[2] = bits;
+    }
+}
+
 int weir__acc_merge(const weir__accset *as, void *dst, const void *src)
 {
     if (as->all_int) {
@@ -164,6 +245,15 @@ int weir__acc_merge(const weir__accset *as, void *dst, const void *src)
             *(double *)(d + f->off) += *(const double *)(s + f->off);
             add_wrapping((int64_t *)(d + f->off) + 1, ((const int64_t *)(s + f->off))[1]);
             break;
+        case WEIR__ACC_MERGE_WORDS:
+            for (uint32_t w = 0; w < f->words; w++)
+                add_wrapping((int64_t *)(d + f->off) + w, ((const int64_t *)(s + f->off))[w]);
+            break;
+        case WEIR__ACC_MERGE_EXTREME: {
+            const int64_t *o = (const int64_t *)(s + f->off);
+            extreme_fold(f->form, (int64_t *)(d + f->off), o[0], o[1], o[2]);
+            break;
+        }
         case WEIR__ACC_GENERIC: {
             int rc = f->agg.cls->merge(&f->agg, d + f->off, s + f->off);
             if (rc)
@@ -214,6 +304,53 @@ int weir__acc_add(const weir__accset *as, void *blk, const weir_batch *b, uint32
 }
 
 #define SIGN(i) (signs ? (int64_t)signs[i] : 1)
+
+/* Rows through field f's class: its own loop over rows where it has one, else add/retract row by row. */
+static int add_generic(const weir__accfield *f, void *const *blks, const uint32_t *rows, const int8_t *signs,
+                       uint32_t n, const weir_batch *b)
+{
+    const weir_agg_class *cls = f->agg.cls;
+    const uint32_t off = f->off;
+    if (!signs && cls->add_rows) {
+        /* accs may repeat: one slice, many rows */
+        void *accs[256];
+        for (uint32_t i0 = 0; i0 < n; i0 += 256) {
+            uint32_t m = n - i0 < 256 ? n - i0 : 256;
+            for (uint32_t i = 0; i < m; i++)
+                accs[i] = (char *)blks[i0 + i] + off;
+            int rc = cls->add_rows(&f->agg, accs, b, rows + i0, m);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int rc;
+        if (SIGN(i) > 0)
+            rc = cls->add(&f->agg, (char *)blks[i] + off, b, rows[i]);
+        else if (cls->retract)
+            rc = cls->retract(&f->agg, (char *)blks[i] + off, b, rows[i]);
+        else
+            rc = WEIR_EUNSUPPORTED;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/*
+ * Whether b holds a MERGE's partial accumulators as its BIGINT word columns
+ * (else serialised, one BYTES column, which the function's add reads).
+ */
+static bool partial_words_in(const weir__accfield *f, const weir_batch *b)
+{
+    if ((uint32_t)f->col + f->words > b->schema->n_fields)
+        return false;
+    for (uint32_t w = 0; w < f->words; w++)
+        if (b->cols[(uint32_t)f->col + w].type.id != WEIR_TYPE_BIGINT)
+            return false;
+    return true;
+}
 
 int weir__acc_add_many(const weir__accset *as, void *const *blks, const uint32_t *rows,
                        const int8_t *signs, uint32_t n, const weir_batch *b)
@@ -280,32 +417,40 @@ int weir__acc_add_many(const weir__accset *as, void *const *blks, const uint32_t
             }
             break;
         }
-        case WEIR__ACC_GENERIC: {
-            const weir_agg_class *cls = f->agg.cls;
-            if (!signs && cls->add_rows) {
-                /* the function's own loop over rows (accs may repeat: one slice, many rows) */
-                void *accs[256];
-                for (uint32_t i0 = 0; i0 < n; i0 += 256) {
-                    uint32_t m = n - i0 < 256 ? n - i0 : 256;
-                    for (uint32_t i = 0; i < m; i++)
-                        accs[i] = (char *)blks[i0 + i] + off;
-                    int rc = cls->add_rows(&f->agg, accs, b, rows + i0, m);
-                    if (rc)
-                        return rc;
-                }
-                break;
-            }
-            for (uint32_t i = 0; i < n; i++) {
-                int rc;
-                if (SIGN(i) > 0)
-                    rc = cls->add(&f->agg, (char *)blks[i] + off, b, rows[i]);
-                else if (cls->retract)
-                    rc = cls->retract(&f->agg, (char *)blks[i] + off, b, rows[i]);
-                else
-                    rc = WEIR_EUNSUPPORTED;
+        case WEIR__ACC_MERGE_WORDS:
+            if (signs || !partial_words_in(f, b)) {
+                int rc = add_generic(f, blks, rows, signs, n, b);
                 if (rc)
                     return rc;
+                break;
             }
+            /* wrapping int64 sums, word by word: exactly the function's merge */
+            for (uint32_t w = 0; w < f->words; w++) {
+                const int64_t *v = b->cols[(uint32_t)f->col + w].data;
+                const uint32_t wo = off + 8 * w;
+                for (uint32_t i = 0; i < n; i++)
+                    add_wrapping((int64_t *)((char *)blks[i] + wo), v[rows[i]]);
+            }
+            break;
+        case WEIR__ACC_MERGE_EXTREME: {
+            if (signs || !partial_words_in(f, b)) {
+                int rc = add_generic(f, blks, rows, signs, n, b);
+                if (rc)
+                    return rc;
+                break;
+            }
+            const uint32_t c0 = (uint32_t)f->col;
+            const int64_t *nrows = b->cols[c0].data, *has = b->cols[c0 + 1].data, *bits = b->cols[c0 + 2].data;
+            for (uint32_t i = 0; i < n; i++) {
+                const uint32_t r = rows[i];
+                extreme_fold(f->form, (int64_t *)((char *)blks[i] + off), nrows[r], has[r], bits[r]);
+            }
+            break;
+        }
+        case WEIR__ACC_GENERIC: {
+            int rc = add_generic(f, blks, rows, signs, n, b);
+            if (rc)
+                return rc;
             break;
         }
         }
@@ -323,6 +468,7 @@ static inline void set_valid(weir_batch *out, uint32_t col, uint32_t row)
 static void put_int_result(weir_batch *out, uint32_t col, uint32_t row, weir_type_id id, int64_t v)
 {
     switch (id) {
+    case WEIR_TYPE_BOOLEAN: ((uint8_t *)out->cols[col].data)[row] = v ? 1 : 0; break;
     case WEIR_TYPE_DATE:
     case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT: WEIR_COL_I32(out, col)[row] = (int32_t)v; break;
@@ -358,6 +504,37 @@ static int result_one(const weir__accfield *f, const void *blk, weir_batch *out,
         }
         break;
     }
+    case WEIR__ACC_MERGE_WORDS: {
+        const int64_t *a = (const int64_t *)(p + f->off);
+        switch (f->form) {
+        case WEIR__MERGE_ROWS: put_int_result(out, col, orow, f->out_type.id, a[0]); break;
+        case WEIR__MERGE_COUNT: put_int_result(out, col, orow, f->out_type.id, a[1]); break;
+        case WEIR__MERGE_SUM0: put_int_result(out, col, orow, f->out_type.id, a[2]); break;
+        case WEIR__MERGE_SUM:
+        case WEIR__MERGE_AVG:
+            if (a[1] == 0)
+                weir_batch_set_null(out, col, orow);
+            else /* AVG: integer division truncates toward zero, as Flink's does */
+                put_int_result(out, col, orow, f->out_type.id, f->form == WEIR__MERGE_SUM ? a[2] : a[2] / a[1]);
+            break;
+        default: return WEIR_EINVAL;
+        }
+        break;
+    }
+    case WEIR__ACC_MERGE_EXTREME: {
+        const int64_t *a = (const int64_t *)(p + f->off);
+        if (!a[1]) {
+            weir_batch_set_null(out, col, orow);
+        } else if (f->form == WEIR__MERGE_MIN_F64 || f->form == WEIR__MERGE_MAX_F64) {
+            if (f->out_type.id != WEIR_TYPE_DOUBLE)
+                return WEIR_EINVAL;
+            memcpy(&WEIR_COL_F64(out, col)[orow], &a[2], 8);
+            set_valid(out, col, orow);
+        } else {
+            put_int_result(out, col, orow, f->out_type.id, a[2]);
+        }
+        break;
+    }
     case WEIR__ACC_GENERIC:
         /* The function writes a value or NULL; start from valid so it need not. */
         weir_batch_set_valid(out, col, orow);
@@ -375,6 +552,43 @@ int weir__acc_result(const weir__accset *as, const void *blk, weir_batch *out, u
             return rc;
     }
     return 0;
+}
+
+static int results_one_by_one(const weir__accfield *f, const void *const *blks, uint32_t n, weir_batch *out,
+                              uint32_t col, uint32_t row0)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        int rc = result_one(f, blks[j], out, col, row0 + j);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/*
+ * A MERGE whose result is one word of its block as it is (COUNT, SUM, SUM0,
+ * MIN/MAX of an int64): that word *vw, and *cw the word that is 0 when the
+ * result is NULL (a SUM's non-NULL count, whether a MIN/MAX keeps a value),
+ * or -1 when it never is.
+ */
+static bool merge_result_word(weir__merge_form form, uint32_t *vw, int32_t *cw)
+{
+    switch (form) {
+    case WEIR__MERGE_ROWS: *vw = 0, *cw = -1; return true;
+    case WEIR__MERGE_COUNT: *vw = 1, *cw = -1; return true;
+    case WEIR__MERGE_SUM0: *vw = 2, *cw = -1; return true;
+    case WEIR__MERGE_SUM:
+    case WEIR__MERGE_MIN_I64:
+    case WEIR__MERGE_MAX_I64: *vw = 2, *cw = 1; return true;
+    default: return false;
+    }
+}
+
+/* Whether put_int_result writes an int64 into a column of type t. */
+static bool int64_out(weir_type t)
+{
+    return t.id == WEIR_TYPE_BIGINT || t.id == WEIR_TYPE_TIMESTAMP || t.id == WEIR_TYPE_TIMESTAMP_LTZ ||
+           (t.id == WEIR_TYPE_DECIMAL && !weir_type_is_wide(t));
 }
 
 int weir__acc_result_many(const weir__accset *as, const void *const *blks, uint32_t n, weir_batch *out,
@@ -424,13 +638,37 @@ int weir__acc_result_many(const weir__accset *as, const void *const *blks, uint3
                     put_int_result(out, col, row0 + j, id, a[0]);
             }
             break;
-        default:
-            for (uint32_t j = 0; j < n; j++) {
-                int rc = result_one(f, blks[j], out, col, row0 + j);
+        case WEIR__ACC_MERGE_WORDS:
+        case WEIR__ACC_MERGE_EXTREME: {
+            uint32_t vw;
+            int32_t cw;
+            if (!merge_result_word(f->form, &vw, &cw) || !int64_out(f->out_type)) {
+                int rc = results_one_by_one(f, blks, n, out, col, row0);
                 if (rc)
                     return rc;
+                break;
             }
+            /* values first; the NULLs afterwards */
+            int64_t *dst = WEIR_COL_I64(out, col) + row0;
+            bool any_null = false;
+            for (uint32_t j = 0; j < n; j++) {
+                const int64_t *a = (const int64_t *)((const char *)blks[j] + off);
+                dst[j] = a[vw];
+                any_null |= cw >= 0 && a[cw] == 0;
+            }
+            for (uint32_t j = 0; j < n; j++)
+                set_valid(out, col, row0 + j);
+            for (uint32_t j = 0; any_null && j < n; j++)
+                if (((const int64_t *)((const char *)blks[j] + off))[cw] == 0)
+                    weir_batch_set_null(out, col, row0 + j);
             break;
+        }
+        default: {
+            int rc = results_one_by_one(f, blks, n, out, col, row0);
+            if (rc)
+                return rc;
+            break;
+        }
         }
     }
     return 0;
@@ -457,6 +695,8 @@ int weir__acc_serialize(const weir__accset *as, const void *blk, weir_buf *out)
             if (!rc)
                 rc = weir_buf_put_i64(out, a[1]);
             break;
+        case WEIR__ACC_MERGE_WORDS:
+        case WEIR__ACC_MERGE_EXTREME:
         case WEIR__ACC_GENERIC: {
             /* Length-prefixed, so a reader never depends on the function's framing. */
             weir_buf tmp;
@@ -497,6 +737,8 @@ int weir__acc_deserialize(const weir__accset *as, void *blk, weir_cursor *in)
             if (!rc)
                 rc = weir_cursor_get_i64(in, &a[1]);
             break;
+        case WEIR__ACC_MERGE_WORDS:
+        case WEIR__ACC_MERGE_EXTREME:
         case WEIR__ACC_GENERIC: {
             const void *bytes;
             size_t len;

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "agg/merge.h"
 #include "weir/window.h"
 
 /* ---- saturating event-time arithmetic ---- */
@@ -44,12 +45,25 @@ typedef enum weir__acc_kind {
     WEIR__ACC_SUM_I64,    /* same for BIGINT / DECIMAL (unscaled) input */
     WEIR__ACC_SUM_F64,    /* double sum, int64 non-NULL count */
     WEIR__ACC_GENERIC,    /* weir_agg class */
+    /*
+     * A two-phase aggregation's global phase (a MERGE, agg/merge.h): the
+     * function's own accumulator block and serialised form (as GENERIC
+     * writes it), whose partial columns the engine folds in and whose
+     * result it writes itself. WORDS: COUNT, SUM, SUM0, AVG of INT/BIGINT,
+     * every word a wrapping sum; EXTREME: MIN/MAX of a 64-bit value.
+     */
+    WEIR__ACC_MERGE_WORDS,
+    WEIR__ACC_MERGE_EXTREME,
 } weir__acc_kind;
 
 typedef struct weir__accfield {
     weir__acc_kind kind;
-    int32_t col;          /* input column, -1 for COUNT(*) */
+    int32_t col;          /* input column, -1 for COUNT(*); a MERGE's first partial column */
     uint32_t off;         /* byte offset in the block */
+    /* the MERGE kinds: which function's accumulator (a weir__merge_form), and its partial columns
+     * (the block's first words); bytes, in what was padding: the engine's loops step over fields */
+    uint8_t form;
+    uint8_t words;
     weir_type out_type;
     weir_agg agg;         /* copy of the bound aggregate */
 } weir__accfield;
