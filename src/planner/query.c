@@ -589,6 +589,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
         }
         par = 1;
     }
+    memset(out, 0, sizeof *out); /* every field not set below is a rel's default (one scope, no keys) */
     rc = weir_job_source(pc->job, &spec, &wm, par, &out->s);
     if (rc) {
         if (spec.free_arg)
