@@ -1148,7 +1148,7 @@ int weir__case_switch_prepare(weir_expr_arena *a, weir_expr *e)
         }
         size_t len = weir_expr_digest(x, other, DCAP);
         if (len != first_len || memcmp(first, other, len) || x->iv != x0->iv ||
-            memcmp(&x->type, &x0->type, sizeof x->type))
+            !weir_type_same(x->type, x0->type) || x->type.nullable != x0->type.nullable)
             return 0;
     }
     xcase_switch *sw = weir__arena_alloc(a, sizeof *sw);

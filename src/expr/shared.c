@@ -124,7 +124,7 @@ static int32_t classify(sctx *c, const weir_expr *e)
     uint64_t h = hash_bytes(c->buf, len);
     for (uint32_t k = 0; k < c->n_cls; k++) {
         sclass *s = &c->cls[k];
-        if (s->hash == h && s->iv == e->iv && !memcmp(&s->type, &e->type, sizeof e->type) &&
+        if (s->hash == h && s->iv == e->iv && weir_type_same(s->type, e->type) && s->type.nullable == e->type.nullable &&
             !strcmp(s->digest, c->buf))
             return (int32_t)k;
     }
