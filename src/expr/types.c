@@ -82,7 +82,15 @@ bool weir__implicit_ok(const weir_expr *from, weir_type to)
     return false;
 }
 
-bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out)
+/*
+ * The numeric type ta and tb both widen to; false when one is not numeric.
+ * DECIMALs keep the integral digits of both. Past 38 digits, keep_digits
+ * (Calcite's leastRestrictive, Flink's rule for set operations) cuts the
+ * scale, down to 0 if need be, so that every value of both still fits;
+ * otherwise the scale is kept to min(scale, 6) and the integral digits cut
+ * (weir__dec_adjust), as for the expressions that compare or choose values.
+ */
+static bool numeric_common(weir_type ta, weir_type tb, bool keep_digits, weir_type *out)
 {
     int ra = num_rank(ta.id), rb = num_rank(tb.id);
     if (!ra || !rb)
@@ -96,11 +104,18 @@ bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out)
         weir__dec_ps(tb, &p2, &s2);
         int d = p1 - s1 > p2 - s2 ? p1 - s1 : p2 - s2;
         int s = s1 > s2 ? s1 : s2;
+        if (keep_digits && d + s > MAXP)
+            s = MAXP - d;
         *out = weir__dec_adjust(d + s, s, nullable);
     } else {
         *out = tmake(ra > rb ? ta.id : tb.id, nullable);
     }
     return true;
+}
+
+bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out)
+{
+    return numeric_common(ta, tb, true, out);
 }
 
 bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
@@ -136,7 +151,7 @@ bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
         out->nullable = nullable;
         return true;
     }
-    if (weir_type_numeric_common(ta, tb, out))
+    if (numeric_common(ta, tb, false, out))
         return true;
     if (weir_type_is_time(ta.id) && weir_type_is_time(tb.id)) {
         *out = tmake(WEIR_TYPE_TIMESTAMP_LTZ, nullable);
