@@ -156,8 +156,10 @@ int weir_expr_call(weir_expr_arena *a, const char *name, weir_expr *const *args,
 /*
  * The type values of ta and tb both widen to, when both are numeric: INT <
  * BIGINT < DECIMAL < DOUBLE, DECIMALs to the integral digits and the scale
- * of both (INT counts as DECIMAL(10, 0), BIGINT as DECIMAL(19, 0));
- * nullable when either is. False when one is not numeric.
+ * of both (INT counts as DECIMAL(10, 0), BIGINT as DECIMAL(19, 0)); past
+ * 38 digits the scale is cut (to 0 if need be), so every value of both
+ * fits, as Flink's set operations widen; nullable when either is. False
+ * when one is not numeric.
  */
 bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out);
 /* CAST(e AS type) (an invalid value is a runtime error) or TRY_CAST (NULL). */

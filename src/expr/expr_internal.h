@@ -182,8 +182,17 @@ bool weir__is_exact(weir_type_id id); /* INT, BIGINT, DECIMAL */
 void weir__dec_ps(weir_type t, int *p, int *s);
 weir_type weir__dec_adjust(int p, int s, bool nullable);
 bool weir__implicit_ok(const weir_expr *from, weir_type to);
-/* Common type of a and b for comparisons / CASE; false if none. */
+/*
+ * The common type of a and b, false if none. weir__common_type is the type
+ * of a value chosen from them (CASE, COALESCE, IF, GREATEST, ARRAY[...]):
+ * Flink's least restrictive type, whose DECIMAL keeps the integral digits
+ * of both and cuts the scale past 38 digits (a value is rounded to it).
+ * weir__compare_type is the type they are compared in (=, IN; two exact
+ * numbers of different scales compare without it, exactly): its DECIMAL
+ * keeps the scale, so that comparing does not round.
+ */
 bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out);
+bool weir__compare_type(const weir_expr *a, const weir_expr *b, weir_type *out);
 bool weir__type_eq(weir_type a, weir_type b); /* ignoring nullability */
 const char *weir__tname(const weir_expr *e, char *buf, size_t cap);
 

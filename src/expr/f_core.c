@@ -631,7 +631,10 @@ static int cmp_dec(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const
     return 0;
 }
 
-/* Compares row i of two vectors of the same type (for DISTINCT FROM, GREATEST, IN). */
+/*
+ * Compares row i of two vectors of the same type (for GREATEST, IN), or of
+ * two exact numbers of any scales (IS DISTINCT FROM), exactly.
+ */
 static int cmp_at(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
 {
     switch (x->type.id) {
@@ -656,7 +659,7 @@ static int cmp_at(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
     case WEIR_TYPE_MULTISET:
     case WEIR_TYPE_ROW: return str_cmp(((xstr *)x->data)[i], ((xstr *)y->data)[j]);
     default: {
-        if (weir_type_is_wide(x->type) || weir_type_is_wide(y->type))
+        if (weir_type_is_wide(x->type) || weir_type_is_wide(y->type) || arg_scale_t(x->type) != arg_scale_t(y->type))
             return dec_cmp(dec_at(x, i), arg_scale_t(x->type), dec_at(y, j), arg_scale_t(y->type));
         int64_t a = ((int64_t *)x->data)[i], b = ((int64_t *)y->data)[j];
         return (a > b) - (a < b);
@@ -708,7 +711,7 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
         return 0;
     }
     weir_type t;
-    if (!weir__common_type(x, y, &t))
+    if (!weir__compare_type(x, y, &t))
         return weir__bad_args(f, args, 2, err);
     if (t.id == WEIR_TYPE_NULL)
         t = tmake(WEIR_TYPE_BOOLEAN, true);
@@ -765,15 +768,7 @@ static int bind_distinct(weir_expr_arena *a, const xfunc *f, weir_expr **args, u
     int rc = bind_cmp_operands(a, f, args, &fn, err);
     if (rc)
         return rc;
-    if (fn == cmp_dec) {
-        /* Bring both to one DECIMAL type so that cmp_at compares unscaled values. */
-        weir_type t;
-        if (!weir__common_type(args[0], args[1], &t))
-            return weir__bad_args(f, args, n, err);
-        for (int k = 0; k < 2; k++)
-            if (weir__coerce(a, &args[k], t, err))
-                return err->code;
-    }
+    /* Exact numbers of different scales stay as they are: cmp_at compares them exactly. */
     *out = weir__call_node(a, f, args, 2, tmake(WEIR_TYPE_BOOLEAN, false), distinct_kernel, 0);
     if (!*out)
         return nomem(err);
@@ -913,8 +908,8 @@ static int bind_between(weir_expr_arena *a, const xfunc *f, weir_expr **args, ui
     return call2(a, neg ? "OR" : "AND", lo, hi, out, err);
 }
 
-static int common_all(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_type *t, uint8_t *iv,
-                      weir_error *err);
+static int common_all(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, bool compare, weir_type *t,
+                      uint8_t *iv, weir_error *err);
 
 typedef struct inset {
     uint32_t n;
@@ -997,7 +992,7 @@ static int bind_in(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_
     bool neg = f->param != 0;
     weir_type t;
     uint8_t iv;
-    int crc = common_all(a, f, args, n, &t, &iv, err);
+    int crc = common_all(a, f, args, n, true, &t, &iv, err);
     if (crc)
         return crc;
     bool all_lit = true, nullable = args[0]->type.nullable;
@@ -1174,15 +1169,16 @@ const weir_expr *weir__case_switch_subject(const weir_expr *e, uint32_t k)
 
 /* ---- COALESCE, IFNULL, NULLIF, IF ---- */
 
-static int common_all(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_type *t, uint8_t *iv,
-                      weir_error *err)
+/* The common type of args (weir__compare_type's when compare), each coerced to it. */
+static int common_all(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, bool compare, weir_type *t,
+                      uint8_t *iv, weir_error *err)
 {
     weir_expr *acc = args[0];
     *t = args[0]->type;
     *iv = args[0]->iv;
     for (uint32_t i = 1; i < n; i++) {
         weir_type ct;
-        if (!weir__common_type(acc, args[i], &ct))
+        if (!(compare ? weir__compare_type : weir__common_type)(acc, args[i], &ct))
             return weir__bad_args(f, args, n, err);
         *t = ct;
         if (args[i]->iv)
@@ -1214,7 +1210,7 @@ static int bind_coalesce(weir_expr_arena *a, const xfunc *f, weir_expr **args, u
         return weir__bad_args(f, args, n, err);
     weir_type t;
     uint8_t iv;
-    int rc = common_all(a, f, args, n, &t, &iv, err);
+    int rc = common_all(a, f, args, n, false, &t, &iv, err);
     if (rc)
         return rc;
     bool nullable = true;
@@ -1241,7 +1237,7 @@ static int bind_if(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_
         return rc;
     weir_type t;
     uint8_t iv;
-    rc = common_all(a, f, args + 1, 2, &t, &iv, err);
+    rc = common_all(a, f, args + 1, 2, false, &t, &iv, err);
     if (rc)
         return rc;
     t.nullable = args[1]->type.nullable || args[2]->type.nullable || t.id == WEIR_TYPE_NULL;
@@ -1301,7 +1297,7 @@ static int bind_greatest(weir_expr_arena *a, const xfunc *f, weir_expr **args, u
         return weir__bad_args(f, args, n, err);
     weir_type t;
     uint8_t iv;
-    int rc = common_all(a, f, args, n, &t, &iv, err);
+    int rc = common_all(a, f, args, n, false, &t, &iv, err);
     if (rc)
         return rc;
     t.nullable = weir__any_nullable(args, n);

@@ -82,7 +82,16 @@ bool weir__implicit_ok(const weir_expr *from, weir_type to)
     return false;
 }
 
-bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out)
+/*
+ * The numeric type ta and tb both widen to; false when one is not numeric.
+ * DECIMALs keep the integral digits of both. Past 38 digits, keep_digits
+ * (Calcite's leastRestrictive, Flink's rule for set operations, CASE,
+ * COALESCE, ...) cuts the scale, down to 0 if need be, so that every value
+ * of both still fits; otherwise the scale is kept to min(scale, 6) and the
+ * integral digits cut (weir__dec_adjust): IN (weir__compare_type) must not
+ * round.
+ */
+static bool numeric_common(weir_type ta, weir_type tb, bool keep_digits, weir_type *out)
 {
     int ra = num_rank(ta.id), rb = num_rank(tb.id);
     if (!ra || !rb)
@@ -96,6 +105,8 @@ bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out)
         weir__dec_ps(tb, &p2, &s2);
         int d = p1 - s1 > p2 - s2 ? p1 - s1 : p2 - s2;
         int s = s1 > s2 ? s1 : s2;
+        if (keep_digits && d + s > MAXP)
+            s = MAXP - d;
         *out = weir__dec_adjust(d + s, s, nullable);
     } else {
         *out = tmake(ra > rb ? ta.id : tb.id, nullable);
@@ -103,7 +114,13 @@ bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out)
     return true;
 }
 
-bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
+bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out)
+{
+    return numeric_common(ta, tb, true, out);
+}
+
+/* weir__common_type (compare false) and weir__compare_type (true). */
+static bool common_type(const weir_expr *a, const weir_expr *b, bool compare, weir_type *out)
 {
     weir_type ta = a->type, tb = b->type;
     bool nullable = ta.nullable || tb.nullable;
@@ -136,7 +153,7 @@ bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
         out->nullable = nullable;
         return true;
     }
-    if (weir_type_numeric_common(ta, tb, out))
+    if (numeric_common(ta, tb, !compare, out))
         return true;
     if (weir_type_is_time(ta.id) && weir_type_is_time(tb.id)) {
         *out = tmake(WEIR_TYPE_TIMESTAMP_LTZ, nullable);
@@ -159,6 +176,16 @@ bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
         return true;
     }
     return false;
+}
+
+bool weir__common_type(const weir_expr *a, const weir_expr *b, weir_type *out)
+{
+    return common_type(a, b, false, out);
+}
+
+bool weir__compare_type(const weir_expr *a, const weir_expr *b, weir_type *out)
+{
+    return common_type(a, b, true, out);
 }
 
 const char *weir_expr_type_name(weir_type t, weir_interval_kind iv, char *buf, size_t cap)

@@ -2973,11 +2973,10 @@ int plan_setop_rels(plan_ctx *pc, const weir_sql_query *q, const rel *l_in, cons
     if (!us)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < l.n_physical; i++) {
+        /* The widened type holds every value of both sides: the column is NOT NULL where both are. */
         bool nullable = us->fields[i].type.nullable;
-        bool cast = !types_match(widened[i], l.schema->fields[i].type) || !types_match(widened[i], r.schema->fields[i].type);
         us->fields[i].type = widened[i];
-        /* a cast to DECIMAL may give NULL (weir_expr_cast): the union's column is nullable then */
-        us->fields[i].type.nullable = nullable || (cast && widened[i].id == WEIR_TYPE_DECIMAL);
+        us->fields[i].type.nullable = nullable;
     }
     if ((rc = plan_union_align(pc, &l, us)) || (rc = plan_union_align(pc, &r, us)))
         return rc;
