@@ -700,6 +700,55 @@ static int emit_row(ga *g, weir_op_ctx *ctx, const weir_batch *src, uint32_t row
     return 0;
 }
 
+/*
+ * Emits a group's change: its old result is row old_row of old (when it
+ * had one), its new one comes from accs (key columns from input row in_row):
+ * +I, -U/+U, or nothing when the two are equal. The new row is written into
+ * the output itself, after the copy of the old one, and both are taken back
+ * (with their strings) when equal: no scratch row and no second copy. An
+ * output of one row (batch size 1) goes through cur.
+ */
+static int emit_change(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t in_row, const weir_batch *old,
+                       uint32_t old_row, bool had, const uint8_t *accs, weir_ts ts)
+{
+    weir_batch *o = g->out;
+    int rc;
+    if (o->capacity < 2) {
+        weir_batch_reset(g->cur);
+        weir_batch_append_row(g->cur);
+        if ((rc = write_result(g, accs, in, in_row, g->cur, 0)))
+            return rc;
+        if (had && same_values(old, old_row, g->cur, 0))
+            return 0;
+        if (had && (rc = emit_row(g, ctx, old, old_row, WEIR_ROW_UPDATE_BEFORE, ts)))
+            return rc;
+        rc = emit_row(g, ctx, g->cur, 0, had ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT, ts);
+        weir_op_counter_add(g->n_updates, 1);
+        return rc;
+    }
+    if (o->n_rows + 2 > o->capacity && (rc = flush(g, ctx)))
+        return rc;
+    size_t heap = o->heap_len;
+    if (had && (rc = weir_batch_copy_row(o, old, old_row)))
+        return rc;
+    uint32_t r = (uint32_t)weir_batch_append_row(o);
+    if ((rc = write_result(g, accs, in, in_row, o, r)))
+        return rc;
+    if (had && same_values(old, old_row, o, r)) {
+        o->n_rows -= 2;
+        o->heap_len = heap; /* the strings of the two rows were the heap's last bytes */
+        return 0;
+    }
+    if (had) {
+        o->kind[r - 1] = WEIR_ROW_UPDATE_BEFORE;
+        o->ts[r - 1] = ts;
+    }
+    o->kind[r] = had ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT;
+    o->ts[r] = ts;
+    weir_op_counter_add(g->n_updates, 1);
+    return 0;
+}
+
 /* Whether FILTER column f lets row r through: TRUE, not FALSE or NULL. */
 static bool filter_passes(const weir_batch *in, int32_t f, uint32_t r)
 {
@@ -805,7 +854,6 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     bool mini = g->before != NULL; /* the change is emitted at the end of the batch (emit_net) */
     g->slots[slot].last = r;
     weir_batch_reset(g->prev);
-    weir_batch_reset(g->cur);
     bool had = count > 0;
     bool retract = in->kind[r] == WEIR_ROW_UPDATE_BEFORE || in->kind[r] == WEIR_ROW_DELETE;
     if (retract && !had) {
@@ -854,21 +902,7 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         return 0;
     }
     g->slots[slot].count = count;
-    if (mini)
-        return 0;
-    weir_batch_append_row(g->cur);
-    if ((rc = write_result(g, accs, in, r, g->cur, 0)))
-        return rc;
-    if (!had) {
-        rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_INSERT, in->ts[r]);
-        weir_op_counter_add(g->n_updates, 1);
-    } else if (!same_values(g->prev, 0, g->cur, 0)) {
-        rc = emit_row(g, ctx, g->prev, 0, WEIR_ROW_UPDATE_BEFORE, in->ts[r]);
-        if (!rc)
-            rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_UPDATE_AFTER, in->ts[r]);
-        weir_op_counter_add(g->n_updates, 1);
-    }
-    return rc;
+    return mini ? 0 : emit_change(g, ctx, in, r, g->prev, 0, had, accs, in->ts[r]);
 }
 
 /* Mini-batch: emits the net change of slot s's group over the batch. */
@@ -885,20 +919,7 @@ static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s)
         weir_op_counter_add(g->n_updates, 1);
         return 0;
     }
-    weir_batch_reset(g->cur);
-    weir_batch_append_row(g->cur);
-    if ((rc = write_result(g, slot_accs(g, s), g->in, sl->last, g->cur, 0)))
-        return rc;
-    if (!sl->had) {
-        rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_INSERT, ts);
-        weir_op_counter_add(g->n_updates, 1);
-    } else if (!same_values(g->before, s, g->cur, 0)) {
-        rc = emit_row(g, ctx, g->before, s, WEIR_ROW_UPDATE_BEFORE, ts);
-        if (!rc)
-            rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_UPDATE_AFTER, ts);
-        weir_op_counter_add(g->n_updates, 1);
-    }
-    return rc;
+    return emit_change(g, ctx, g->in, sl->last, g->before, s, sl->had, slot_accs(g, s), ts);
 }
 
 /*
