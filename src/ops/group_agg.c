@@ -653,8 +653,9 @@ static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32
         uint32_t col = c->keys.n + i;
         if (c->res[i] != GA_RES_ANY) {
             /* the common cases (q16: 12 COUNT(DISTINCT)s and 3 COUNT(*)s per row written) */
-            ((int64_t *)dst->cols[col].data)[row] =
-                c->res[i] == GA_RES_DIST ? ((const ga_dist *)(const void *)acc)->n : *(const int64_t *)(const void *)acc;
+            const int64_t *n = c->res[i] == GA_RES_DIST ? &((const ga_dist *)(const void *)acc)->n
+                                                        : (const int64_t *)(const void *)acc;
+            ((int64_t *)dst->cols[col].data)[row] = *n;
             weir_batch_set_valid(dst, col, row);
             continue;
         }
