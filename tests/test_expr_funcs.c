@@ -813,6 +813,99 @@ Test(funcs, session_time_zone)
     cr_assert_str_eq(TYPE(F("PROCTIME", NULL)), "TIMESTAMP_LTZ(3) NOT NULL");
 }
 
+/*
+ * DATE_FORMAT over one batch of close times (a row's text is reused by the
+ * next rows of the same pattern, zone offset and unit of time): each row
+ * equals its evaluation alone. Runs of rows step by 0-1 ms, then by 311 ms,
+ * from just before a minute, an hour, a day, the epoch and New York's
+ * spring-forward gap; the pattern also comes per row.
+ */
+Test(funcs, date_format_batch_equals_each_row)
+{
+    cr_assert_eq(weir_expr_env_set_time_zone(ENV, "America/New_York", &ERR), 0, "%s", ERR.message);
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "ts", T(WEIR_TYPE_TIMESTAMP));
+    weir_schema_add(s, "ltz", T(WEIR_TYPE_TIMESTAMP_LTZ));
+    weir_schema_add(s, "fmt", T(WEIR_TYPE_STRING));
+    weir_schema_add(s, "secs", T(WEIR_TYPE_BIGINT));
+    weir_expr *ts, *ltz, *fmt, *secs;
+    cr_assert_eq(weir_expr_column(A, 0, s->fields[0].type, &ts, &ERR), 0);
+    cr_assert_eq(weir_expr_column(A, 1, s->fields[1].type, &ltz, &ERR), 0);
+    cr_assert_eq(weir_expr_column(A, 2, s->fields[2].type, &fmt, &ERR), 0);
+    cr_assert_eq(weir_expr_column(A, 3, s->fields[3].type, &secs, &ERR), 0);
+    static const int64_t starts[] = {59995, 3599995, 19999LL * 86400000 - 5, -1005, 1710053999995LL};
+    const uint32_t per = 40, n_starts = sizeof starts / sizeof *starts;
+    weir_batch *in = weir_batch_create(s, per * n_starts);
+    for (uint32_t k = 0; k < n_starts; k++) {
+        for (uint32_t j = 0; j < per; j++) {
+            int r = weir_batch_append_row(in);
+            cr_assert_geq(r, 0);
+            int64_t t = starts[k] + j / 3 + (j >= 20 ? (int64_t)(j - 20) * 311 : 0);
+            WEIR_COL_I64(in, 0)[r] = t;
+            WEIR_COL_I64(in, 1)[r] = t;
+            WEIR_COL_I64(in, 3)[r] = (t - (t % 1000 + 1000) % 1000) / 1000 + j / 30; /* seconds, one step later */
+            const char *f = j % 10 < 5 ? "HH:mm" : "yyyy-MM-dd HH:mm:ss.SSS";
+            cr_assert_eq(weir_batch_set_str(in, 2, (uint32_t)r, f, (uint32_t)strlen(f)), 0);
+            if (j % 7 == 3)
+                weir_batch_set_null(in, 0, (uint32_t)r);
+            if (j % 11 == 4)
+                weir_batch_set_null(in, 2, (uint32_t)r);
+        }
+    }
+    weir_expr *exprs[] = {
+        F("DATE_FORMAT", ts, S("yyyy-MM-dd"), NULL),
+        F("DATE_FORMAT", ts, S("HH:mm"), NULL),
+        F("DATE_FORMAT", ts, S("ss.SSS"), NULL),
+        F("DATE_FORMAT", ts, S("h a"), NULL),
+        F("DATE_FORMAT", ts, S("EEE D w"), NULL),
+        F("DATE_FORMAT", ts, fmt, NULL),
+        F("DATE_FORMAT", CAST(ts, T(WEIR_TYPE_STRING)), S("yyyy-MM-dd HH:mm:ss"), NULL),
+        F("DATE_FORMAT", ltz, S("yyyy-MM-dd HH:mm XXX"), NULL),
+        F("DATE_FORMAT", ltz, S("HH"), NULL),
+        F("FROM_UNIXTIME", secs, S("yyyy-MM-dd HH:mm:ss"), NULL),
+        F("FROM_UNIXTIME", secs, NULL),
+    };
+    weir_schema *os = weir_schema_create();
+    weir_schema_add(os, "r", T(WEIR_TYPE_STRING));
+    uint32_t changes = 0;
+    for (uint32_t e = 0; e < sizeof exprs / sizeof *exprs; e++) {
+        cr_assert_not_null(exprs[e]);
+        weir_batch *ob = weir_batch_create(os, in->n_rows);
+        ob->n_rows = in->n_rows;
+        cr_assert_eq(weir_expr_eval(exprs[e], in, ENV, ob, 0, &ERR), 0, "expr %u: %s", e, ERR.message);
+        for (uint32_t r = 0; r < in->n_rows; r++) {
+            weir_value v;
+            cr_assert_eq(weir_expr_eval_row(exprs[e], in, r, ENV, &v, &ERR), 0, "%s", ERR.message);
+            cr_assert_eq(weir_batch_is_null(ob, 0, r), v.is_null, "expr %u row %u", e, r);
+            if (v.is_null)
+                continue;
+            uint32_t len;
+            const char *got = weir_batch_str(ob, 0, r, &len);
+            cr_assert(len == v.v.s.len && !memcmp(got, v.v.s.ptr, len), "expr %u row %u: '%.*s', alone '%.*s'", e, r,
+                      (int)len, got, (int)v.v.s.len, v.v.s.ptr);
+            if (r > 0 && !weir_batch_is_null(ob, 0, r - 1)) {
+                uint32_t plen;
+                const char *prev = weir_batch_str(ob, 0, r - 1, &plen);
+                changes += plen != len || memcmp(prev, got, len);
+            }
+        }
+        weir_batch_destroy(ob);
+    }
+    cr_assert_gt(changes, 100u); /* the texts do change inside runs of rows */
+    /* by hand, from 00:59:59.995 a ms every three rows: rows 0-14 read 00:59, row 15 01:00 */
+    weir_batch *ob = weir_batch_create(os, in->n_rows);
+    ob->n_rows = in->n_rows;
+    cr_assert_eq(weir_expr_eval(exprs[1], in, ENV, ob, 0, &ERR), 0);
+    uint32_t len;
+    cr_assert_eq(memcmp(weir_batch_str(ob, 0, per + 14, &len), "00:59", 5), 0);
+    cr_assert_eq(memcmp(weir_batch_str(ob, 0, per + 15, &len), "01:00", 5), 0);
+    weir_batch_destroy(ob);
+    weir_schema_destroy(os);
+    weir_batch_destroy(in);
+    weir_schema_destroy(s);
+    cr_assert_eq(weir_expr_env_set_time_zone(ENV, "UTC", &ERR), 0);
+}
+
 Test(funcs, current_watermark)
 {
     weir_expr *c;

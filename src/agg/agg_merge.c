@@ -33,6 +33,8 @@ static weir_agg inner_of(const weir_agg *m)
     return a;
 }
 
+bool weir__agg_is_count_star(const weir_agg *a) { return a->cls == &weir__agg_count_star; }
+
 bool weir__agg_two_phase_ok(const weir_agg *a)
 {
     if (!a->cls || !a->cls->name || !a->cls->merge || !a->cls->serialize || !a->cls->deserialize || a->inner ||

@@ -21,6 +21,9 @@
  */
 bool weir__agg_two_phase_ok(const weir_agg *a);
 
+/* Whether a is COUNT(*) itself: its accumulator is one int64, the rows net of retractions. */
+bool weir__agg_is_count_star(const weir_agg *a);
+
 /* The most columns one function's partial accumulator takes. */
 #define WEIR__AGG_PARTIAL_MAX 5
 

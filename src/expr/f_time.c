@@ -906,6 +906,7 @@ typedef struct fmtcache {
     dfmt f;
     xstr text;
     bool valid, bad;
+    uint32_t gen; /* patterns compiled into f so far (f is the same place for each) */
 } fmtcache;
 
 static const dfmt *row_fmt(const weir_expr *e, const xvec *fv, uint32_t i, fmtcache *c)
@@ -920,6 +921,7 @@ static const dfmt *row_fmt(const weir_expr *e, const xvec *fv, uint32_t i, fmtca
     char msg[100];
     c->valid = true;
     c->text = p;
+    c->gen++;
     c->bad = compile_fmt(p, &c->f, msg, sizeof msg) != 0;
     return c->bad ? NULL : &c->f;
 }
@@ -1111,12 +1113,46 @@ static int bind_to_ltz(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
 
 /* ---- DATE_FORMAT, FROM_UNIXTIME ---- */
 
+/*
+ * The unit of wall time a pattern's text depends on: a fraction of a
+ * second the millisecond, seconds the second, and so on to the day (zone
+ * offsets are compared on their own). Two times in the same unit format
+ * alike.
+ */
+static int64_t fmt_unit(const dfmt *f)
+{
+    int64_t unit = 86400000;
+    for (uint32_t k = 0; k < f->n; k++) {
+        int64_t u = 86400000;
+        switch (f->tok[k].letter) {
+        case 'S': u = 1; break;
+        case 's': u = 1000; break;
+        case 'm': u = 60000; break;
+        case 'H':
+        case 'k':
+        case 'K':
+        case 'h':
+        case 'a': u = 3600000; break;
+        default: break;
+        }
+        if (u < unit)
+            unit = u;
+    }
+    return unit;
+}
+
 /* p0: 0 DATE_FORMAT(ts|string, fmt), 1 FROM_UNIXTIME(seconds [, fmt]). */
 static int format_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     fmtcache c = {0};
     weir_type_id id = a[0].type.id;
     bool from_unix = e->p0 != 0;
+    /* the last text formatted: a row of the same pattern, offset and unit of time takes it again
+     * (a stream's times are close: Nexmark's rows share their second) */
+    const dfmt *last_f = NULL;
+    uint32_t last_gen = 0;
+    int64_t last_unit = 1, last_at = 0, last_off = 0;
+    xstr last = {0};
     for (uint32_t i = 0; i < n; i++) {
         if (!x_live(out, act, i))
             continue;
@@ -1145,13 +1181,26 @@ static int format_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n,
             local = ((const int64_t *)a[0].data)[i];
             zoned = false;
         }
-        char buf[256];
-        size_t len = format_ts(f, local, zoned ? local - utc : 0, buf);
-        char *p = x_str(cx, len);
-        if (!p)
-            return oom(cx);
-        memcpy(p, buf, len);
-        ((xstr *)out->data)[i] = (xstr){p, (uint32_t)len};
+        int64_t off = zoned ? local - utc : 0;
+        if (f != last_f || c.gen != last_gen) {
+            last_f = f;
+            last_gen = c.gen;
+            last_unit = fmt_unit(f);
+            last.ptr = NULL;
+        }
+        int64_t at = x_floordiv(local, last_unit);
+        if (!last.ptr || at != last_at || off != last_off) {
+            char buf[256];
+            size_t len = format_ts(f, local, off, buf);
+            char *p = x_str(cx, len);
+            if (!p)
+                return oom(cx);
+            memcpy(p, buf, len);
+            last = (xstr){p, (uint32_t)len};
+            last_at = at;
+            last_off = off;
+        }
+        ((xstr *)out->data)[i] = last;
     }
     return 0;
 }

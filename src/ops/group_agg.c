@@ -63,6 +63,7 @@
 #include <string.h>
 
 #include "agg/distinct.h"
+#include "agg/merge.h"
 #include "ops/group_distinct.h"
 #include "ops/ops.h"
 #include "util/hindex.h"
@@ -77,6 +78,7 @@ typedef struct ga_conf {
     bool mini_batch;
     uint64_t distinct_cache_bytes;
     int32_t *filter;  /* per aggregate: FILTER column or -1 */
+    uint8_t *res;     /* per aggregate: how write_result writes its result (GA_RES_*) */
     bool *ext;        /* per aggregate: a COUNT(DISTINCT) whose values are in map state */
     bool any_ext;
     /* ext aggregates: the view (the first ext aggregate of the same column) and the
@@ -90,6 +92,10 @@ typedef struct ga_dist {
     int64_t nonnull; /* of which non-NULL */
     int64_t n;       /* distinct values: map entries */
 } ga_dist;
+
+/* How a result is written: an int64 of the accumulator stored into a BIGINT column (COUNT(DISTINCT) as
+ * held here, COUNT(*)), or by the function's result writer (its checks and type switch) */
+enum { GA_RES_ANY, GA_RES_DIST, GA_RES_STAR };
 
 #define GA_KEY_MAX 1024 /* the longest group key, encoded */
 /* How many rows ahead of the row applied views_prefetch looks. */
@@ -167,6 +173,7 @@ static void conf_free(void *arg)
     weir_free(c->aggs);
     weir_free(c->ext);
     weir_free(c->filter);
+    weir_free(c->res);
     weir_free(c->view);
     weir_free(c->view_pos);
     weir_free(c->view_width);
@@ -644,11 +651,11 @@ static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32
     for (uint32_t i = 0; i < c->n_aggs; i++) {
         const uint8_t *acc = accs + g->acc_off[i];
         uint32_t col = c->keys.n + i;
-        if (c->ext[i] && dst->cols[col].type.id == WEIR_TYPE_BIGINT &&
-            c->aggs[i].result_type.id == WEIR_TYPE_BIGINT) {
-            /* a COUNT(DISTINCT) into BIGINT, the common case (q16: 12 per row written): stored
-             * here, not through the general result writer's checks and type switch */
-            ((int64_t *)dst->cols[col].data)[row] = ((const ga_dist *)(const void *)acc)->n;
+        if (c->res[i] != GA_RES_ANY) {
+            /* the common cases (q16: 12 COUNT(DISTINCT)s and 3 COUNT(*)s per row written) */
+            const int64_t *n = c->res[i] == GA_RES_DIST ? &((const ga_dist *)(const void *)acc)->n
+                                                        : (const int64_t *)(const void *)acc;
+            ((int64_t *)dst->cols[col].data)[row] = *n;
             weir_batch_set_valid(dst, col, row);
             continue;
         }
@@ -697,6 +704,55 @@ static int emit_row(ga *g, weir_op_ctx *ctx, const weir_batch *src, uint32_t row
         return rc;
     g->out->kind[g->out->n_rows - 1] = (uint8_t)kind;
     g->out->ts[g->out->n_rows - 1] = ts;
+    return 0;
+}
+
+/*
+ * Emits a group's change: its old result is row old_row of old (when it
+ * had one), its new one comes from accs (key columns from input row in_row):
+ * +I, -U/+U, or nothing when the two are equal. The new row is written into
+ * the output itself, after the copy of the old one, and both are taken back
+ * (with their strings) when equal: no scratch row and no second copy. An
+ * output of one row (batch size 1) goes through cur.
+ */
+static int emit_change(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t in_row, const weir_batch *old,
+                       uint32_t old_row, bool had, const uint8_t *accs, weir_ts ts)
+{
+    weir_batch *o = g->out;
+    int rc;
+    if (o->capacity < 2) {
+        weir_batch_reset(g->cur);
+        weir_batch_append_row(g->cur);
+        if ((rc = write_result(g, accs, in, in_row, g->cur, 0)))
+            return rc;
+        if (had && same_values(old, old_row, g->cur, 0))
+            return 0;
+        if (had && (rc = emit_row(g, ctx, old, old_row, WEIR_ROW_UPDATE_BEFORE, ts)))
+            return rc;
+        rc = emit_row(g, ctx, g->cur, 0, had ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT, ts);
+        weir_op_counter_add(g->n_updates, 1);
+        return rc;
+    }
+    if (o->n_rows + 2 > o->capacity && (rc = flush(g, ctx)))
+        return rc;
+    size_t heap = o->heap_len;
+    if (had && (rc = weir_batch_copy_row(o, old, old_row)))
+        return rc;
+    uint32_t r = (uint32_t)weir_batch_append_row(o);
+    if ((rc = write_result(g, accs, in, in_row, o, r)))
+        return rc;
+    if (had && same_values(old, old_row, o, r)) {
+        o->n_rows -= 2;
+        o->heap_len = heap; /* the strings of the two rows were the heap's last bytes */
+        return 0;
+    }
+    if (had) {
+        o->kind[r - 1] = WEIR_ROW_UPDATE_BEFORE;
+        o->ts[r - 1] = ts;
+    }
+    o->kind[r] = had ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT;
+    o->ts[r] = ts;
+    weir_op_counter_add(g->n_updates, 1);
     return 0;
 }
 
@@ -805,7 +861,6 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     bool mini = g->before != NULL; /* the change is emitted at the end of the batch (emit_net) */
     g->slots[slot].last = r;
     weir_batch_reset(g->prev);
-    weir_batch_reset(g->cur);
     bool had = count > 0;
     bool retract = in->kind[r] == WEIR_ROW_UPDATE_BEFORE || in->kind[r] == WEIR_ROW_DELETE;
     if (retract && !had) {
@@ -854,21 +909,7 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         return 0;
     }
     g->slots[slot].count = count;
-    if (mini)
-        return 0;
-    weir_batch_append_row(g->cur);
-    if ((rc = write_result(g, accs, in, r, g->cur, 0)))
-        return rc;
-    if (!had) {
-        rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_INSERT, in->ts[r]);
-        weir_op_counter_add(g->n_updates, 1);
-    } else if (!same_values(g->prev, 0, g->cur, 0)) {
-        rc = emit_row(g, ctx, g->prev, 0, WEIR_ROW_UPDATE_BEFORE, in->ts[r]);
-        if (!rc)
-            rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_UPDATE_AFTER, in->ts[r]);
-        weir_op_counter_add(g->n_updates, 1);
-    }
-    return rc;
+    return mini ? 0 : emit_change(g, ctx, in, r, g->prev, 0, had, accs, in->ts[r]);
 }
 
 /* Mini-batch: emits the net change of slot s's group over the batch. */
@@ -885,20 +926,7 @@ static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s)
         weir_op_counter_add(g->n_updates, 1);
         return 0;
     }
-    weir_batch_reset(g->cur);
-    weir_batch_append_row(g->cur);
-    if ((rc = write_result(g, slot_accs(g, s), g->in, sl->last, g->cur, 0)))
-        return rc;
-    if (!sl->had) {
-        rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_INSERT, ts);
-        weir_op_counter_add(g->n_updates, 1);
-    } else if (!same_values(g->before, s, g->cur, 0)) {
-        rc = emit_row(g, ctx, g->before, s, WEIR_ROW_UPDATE_BEFORE, ts);
-        if (!rc)
-            rc = emit_row(g, ctx, g->cur, 0, WEIR_ROW_UPDATE_AFTER, ts);
-        weir_op_counter_add(g->n_updates, 1);
-    }
-    return rc;
+    return emit_change(g, ctx, g->in, sl->last, g->before, s, sl->had, slot_accs(g, s), ts);
 }
 
 /*
@@ -1051,10 +1079,11 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
     uint32_t n = cfg->n_aggs ? cfg->n_aggs : 1;
     c->ext = weir_calloc(n, sizeof *c->ext);
     c->filter = weir_calloc(n, sizeof *c->filter);
+    c->res = weir_calloc(n, sizeof *c->res);
     c->view = weir_calloc(n, sizeof *c->view);
     c->view_pos = weir_calloc(n, sizeof *c->view_pos);
     c->view_width = weir_calloc(n, sizeof *c->view_width);
-    if (!c->aggs || !c->ext || !c->filter || !c->view || !c->view_pos || !c->view_width) {
+    if (!c->aggs || !c->ext || !c->filter || !c->res || !c->view || !c->view_pos || !c->view_width) {
         conf_free(c);
         return WEIR_ENOMEM;
     }
@@ -1064,6 +1093,10 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
         c->filter[i] = cfg->filter_cols ? cfg->filter_cols[i] : -1;
         c->ext[i] = cfg->state_ttl_ms == 0 && cfg->n_aggs <= 0xffff && weir__agg_is_count_distinct(&cfg->aggs[i]);
         c->any_ext |= c->ext[i];
+        bool i64 = cfg->aggs[i].result_type.id == WEIR_TYPE_BIGINT && c->out && c->keys.n + i < c->out->n_fields &&
+                   c->out->fields[c->keys.n + i].type.id == WEIR_TYPE_BIGINT;
+        if (i64) /* else GA_RES_ANY (0) */
+            c->res[i] = c->ext[i] ? GA_RES_DIST : weir__agg_is_count_star(&cfg->aggs[i]) ? GA_RES_STAR : GA_RES_ANY;
         if (!c->ext[i])
             continue;
         uint32_t v = i;

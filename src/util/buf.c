@@ -64,9 +64,12 @@ int weir_buf_put_u32(weir_buf *b, uint32_t v)
 
 int weir_buf_put_u64(weir_buf *b, uint64_t v)
 {
+    /* little-endian bytes; one register store (gcc -O2 left the byte loop a loop: ~70 instructions) */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
     uint8_t x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
+    memcpy(x, &v, sizeof x);
     if (b->cap - b->len >= sizeof x) { /* room: one 8-byte store, not a call to copy */
         memcpy(b->data + b->len, x, sizeof x);
         b->len += sizeof x;
@@ -165,9 +168,11 @@ int weir_cursor_get_u64(weir_cursor *c, uint64_t *v)
     int rc = weir_cursor_get(c, x, 8);
     if (rc)
         return rc;
-    uint64_t r = 0;
-    for (int i = 7; i >= 0; i--)
-        r = (r << 8) | x[i];
+    uint64_t r;
+    memcpy(&r, x, sizeof r);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    r = __builtin_bswap64(r);
+#endif
     *v = r;
     return 0;
 }
