@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "checkpoint/format.h"
+#include "runtime/runtime.h"
 #include "ckpt_job.h"
 #include "weir/state.h"
 
@@ -787,4 +788,75 @@ Test(unaligned, inflight_data_refused_when_an_empty_operator_is_gone)
                  err.message);
     cr_assert(strstr(err.message, "holds in-flight data"), "%s", err.message);
     ua_job_destroy(j);
+}
+
+/*
+ * In-flight batches of every column type read back: DATE, TIME and
+ * MULTISET come after ROW in the type list, and a reader that took ROW for
+ * the last id found a complete checkpoint "malformed" when data of those
+ * types was in flight.
+ */
+Test(unaligned, inflight_batches_of_every_type_read_back)
+{
+    weir_schema *s = weir_schema_create();
+    cr_assert_not_null(s);
+    weir_type nested[4];
+    weir_type elem = weir_type_make(WEIR_TYPE_INT, true);
+    const char *names[1] = {"f"};
+    cr_assert_eq(weir_type_array(elem, true, &nested[0]), 0);
+    cr_assert_eq(weir_type_map(weir_type_make(WEIR_TYPE_STRING, false), elem, true, &nested[1]), 0);
+    cr_assert_eq(weir_type_row(&elem, names, 1, true, &nested[2]), 0);
+    cr_assert_eq(weir_type_multiset(elem, true, &nested[3]), 0);
+    uint32_t n_cols = 0;
+    for (int id = 0; id <= WEIR__TYPE_ID_LAST; id++) {
+        weir_type t;
+        char name[16];
+        snprintf(name, sizeof name, "c%d", id);
+        switch ((weir_type_id)id) {
+        case WEIR_TYPE_NULL: continue; /* the planner's type of a NULL literal: never a column */
+        case WEIR_TYPE_ARRAY: t = nested[0]; break;
+        case WEIR_TYPE_MAP: t = nested[1]; break;
+        case WEIR_TYPE_ROW: t = nested[2]; break;
+        case WEIR_TYPE_MULTISET: t = nested[3]; break;
+        case WEIR_TYPE_DECIMAL: t = weir_type_decimal(10, 2, true); break;
+        default: t = weir_type_make((weir_type_id)id, true); break;
+        }
+        cr_assert_geq(weir_schema_add(s, name, t), 0, "type %d", id);
+        n_cols++;
+    }
+    weir_batch *b = weir_batch_create(s, 4);
+    weir_batch *back = weir_batch_create(s, 4);
+    cr_assert(b && back);
+    cr_assert_eq(weir_batch_append_row(b), 0);
+    for (uint32_t c = 0; c < n_cols; c++) {
+        weir_type_id id = s->fields[c].type.id;
+        if (id == WEIR_TYPE_DATE || id == WEIR_TYPE_TIME)
+            WEIR_COL_I32(b, c)[0] = 1234 + (int32_t)c;
+        else
+            weir_batch_set_null(b, c, 0); /* the other types are read back by other tests */
+    }
+    weir__msg m = {.type = WEIR__MSG_BATCH, .wm = WEIR_TS_MIN, .batch = b};
+    weir_buf out;
+    weir_buf_init(&out);
+    cr_assert_eq(weir__inflight_put_msg(&out, &m), 0);
+    weir_cursor cur;
+    weir_cursor_init(&cur, out.data, out.len);
+    weir__msg got;
+    cr_assert_eq(weir__inflight_get_msg(&cur, &got, NULL), 0, "a batch of every type refused when checked");
+    weir_cursor_init(&cur, out.data, out.len);
+    cr_assert_eq(weir__inflight_get_msg(&cur, &got, back), 0, "a batch of every type refused when read");
+    cr_assert_eq(back->n_rows, 1);
+    for (uint32_t c = 0; c < n_cols; c++) {
+        weir_type_id id = s->fields[c].type.id;
+        if (id == WEIR_TYPE_DATE || id == WEIR_TYPE_TIME) {
+            cr_assert(!weir_batch_is_null(back, c, 0));
+            cr_assert_eq(WEIR_COL_I32(back, c)[0], 1234 + (int32_t)c);
+        } else {
+            cr_assert(weir_batch_is_null(back, c, 0), "column %u", c);
+        }
+    }
+    weir_buf_fini(&out);
+    weir_batch_destroy(b);
+    weir_batch_destroy(back);
+    weir_schema_destroy(s);
 }

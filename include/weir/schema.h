@@ -48,6 +48,9 @@ typedef enum weir_type_id {
     WEIR_TYPE_TIME,          /* TIME(p): int32_t milliseconds of the day; precision 0 to 3 */
     WEIR_TYPE_MULTISET,      /* MULTISET<T>: encoded as MAP<T, INT NOT NULL> (element -> count) */
 } weir_type_id;
+/* The highest type id (readers of stored data check ids against it): a new
+ * type goes above it and moves it. */
+#define WEIR__TYPE_ID_LAST WEIR_TYPE_MULTISET
 
 /*
  * For ARRAY, MAP and ROW, precision and scale hold the number of the

@@ -1052,7 +1052,7 @@ int weir__inflight_get_msg(weir_cursor *c, weir__msg *m, weir_batch *b)
             break;
         bool wide = type & 0x80;
         type &= 0x7f;
-        if (type > WEIR_TYPE_ROW || all > 1) /* the last type id */
+        if (type > WEIR__TYPE_ID_LAST || all > 1)
             return WEIR_ECORRUPT;
         weir_column *col = b ? &b->cols[k] : NULL;
         if (col && (col->type.id != (weir_type_id)type || weir_type_is_wide(col->type) != wide))
