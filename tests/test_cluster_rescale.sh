@@ -68,7 +68,11 @@ await() {
 }
 
 start 0 3; start 1 3; start 2 3
-for ((k = 0; k < 300; k++)); do ls ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
+# the rescale comes after a checkpoint has completed across the processes
+# (its files committed), so that four processes restore it rather than
+# start over: a checkpoint folder alone can be one still being written
+for ((k = 0; k < 600; k++)); do compgen -G "out/part-*" > /dev/null && break; sleep 0.1; done
+compgen -G "out/part-*" > /dev/null || fail "no checkpoint completed in 60 s"
 sleep "$((RANDOM % 6 + 10))e-1"
 running 0 1 2
 start 3 4 # a fourth process joins
