@@ -54,7 +54,6 @@ Environment: WEIR_SEED replays a run; WEIR_SETOPWIDEN_JOB=i runs one job.
 
 import argparse
 import collections
-import json
 import os
 import decimal
 import struct
@@ -430,25 +429,7 @@ def error_want(j):
 
 def fold_text(folder, cols):
     """fold_debezium with every value as its JSON text (numbers keep their digits)."""
-    got = collections.Counter()
-    names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
-    for name in names:
-        if name.startswith("."):
-            continue
-        with open(os.path.join(folder, name)) as f:
-            for line in f:
-                if not line.strip():
-                    continue
-                e = json.loads(line, parse_float=str, parse_int=str)
-                row = e["after"] if e["op"] == "c" else e["before"]
-                v = tuple(row[c] for c in cols)
-                if e["op"] == "c":
-                    got[v] += 1
-                elif got[v] <= 0:
-                    raise ValueError("a delete of a row not there: %s" % (v,))
-                else:
-                    got[v] -= 1
-    return +got
+    return diffrun.fold_debezium(folder, cols, numbers_as_text=True)
 
 
 def run_case(case):

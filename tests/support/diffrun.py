@@ -304,10 +304,11 @@ def committed_files(folder):
     return sorted(names, key=lambda n: (os.stat(os.path.join(folder, n)).st_mtime_ns, n))
 
 
-def debezium_changes(folder, names=None):
+def debezium_changes(folder, names=None, numbers_as_text=False):
     """The changes of a folder of debezium-json changelog files, file by
     file in name order (or in the order of names; hidden files skipped):
-    (op, row) with op "c" and its "after" row or "d" and its "before" row."""
+    (op, row) with op "c" and its "after" row or "d" and its "before" row
+    (numbers_as_text: every number as its JSON text, digits kept)."""
     if names is None:
         names = sorted(os.listdir(folder)) if os.path.isdir(folder) else []
     for name in names:
@@ -317,19 +318,19 @@ def debezium_changes(folder, names=None):
             for line in f:
                 if not line.strip():
                     continue
-                e = json.loads(line)
+                e = json.loads(line, parse_float=str, parse_int=str) if numbers_as_text else json.loads(line)
                 if e["op"] not in ("c", "d"):
                     raise ValueError("op %r" % e["op"])
                 yield e["op"], e["after"] if e["op"] == "c" else e["before"]
 
 
-def fold_debezium(folder, cols, names=None):
+def fold_debezium(folder, cols, names=None, numbers_as_text=False):
     """The table a folder of debezium-json changelog files (names: in that
     order) describes, as a Counter of tuples of cols: a create adds its
     "after" row, a delete takes its "before" row away and must find it
     (ValueError otherwise)."""
     got = collections.Counter()
-    for op, row in debezium_changes(folder, names):
+    for op, row in debezium_changes(folder, names, numbers_as_text):
         v = tuple(row[c] for c in cols)
         if op == "c":
             got[v] += 1
