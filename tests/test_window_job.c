@@ -71,38 +71,6 @@ Test(window_job, seed_example_end_to_end, .timeout = 60)
     weir_schema_destroy(s);
 }
 
-/* ---- engine-level helpers for the aggregate tests ---- */
-
-typedef struct collect {
-    weir_batch *rows; /* every result row, appended */
-} collect;
-
-static int c_emit(void *ud, const weir_batch *b)
-{
-    collect *c = ud;
-    for (uint32_t r = 0; r < b->n_rows; r++) {
-        if (weir_batch_full(c->rows)) {
-            weir_batch *nb = weir_batch_create(c->rows->schema, c->rows->capacity * 2);
-            cr_assert_eq(weir_batch_copy(nb, c->rows), 0);
-            weir_batch_destroy(c->rows);
-            c->rows = nb;
-        }
-        cr_assert_eq(weir_batch_copy_row(c->rows, b, r), 0);
-    }
-    return 0;
-}
-
-static void fmt_row(const weir_batch *b, uint32_t r, char *buf, size_t cap)
-{
-    size_t n = 0;
-    for (uint32_t c = 0; c < b->schema->n_fields && n + 1 < cap; c++) {
-        if (c)
-            buf[n++] = ',';
-        n += weir_batch_format_value(b, c, r, buf + n, cap - n);
-    }
-    buf[n < cap ? n : cap - 1] = 0;
-}
-
 Test(window_job, agg_functions_over_hopping_slices_equal_brute_force, .timeout = 60)
 {
     weir_schema *in = th_schema("k BIGINT, x BIGINT, d DOUBLE, s STRING");
@@ -126,8 +94,8 @@ Test(window_job, agg_functions_over_hopping_slices_equal_brute_force, .timeout =
         weir_error err = {0};
         cr_assert_eq(weir_window_output_schema(&spec, in, &os, &err), 0, "%s", err.message);
         cr_assert_eq(weir_window_late_schema(in, &ls), 0);
-        collect co = {weir_batch_create(os, 64)};
-        weir__wcore_io io = {.emit = c_emit, .ud = &co};
+        weir_batch *out = weir_batch_create(os, 64);
+        weir__wcore_io io = {.emit = th_append_rows, .ud = &out};
         weir__wcore *core;
         cr_assert_eq(weir__wcore_create(&spec, in, os, ls, 128, &io, &core, &err), 0, "%s", err.message);
         /* in time order (FIRST/LAST_VALUE follow arrival order), three keys, NULLs */
@@ -152,9 +120,9 @@ Test(window_job, agg_functions_over_hopping_slices_equal_brute_force, .timeout =
         cr_assert_eq(weir__wcore_finish(core, 0), 0);
         /* brute force: every result row's window, recomputed from the rows it covers */
         weir_batch *one = weir_batch_create(os, 1);
-        for (uint32_t r = 0; r < co.rows->n_rows; r++) {
-            int64_t key = WEIR_COL_I64(co.rows, 0)[r];
-            int64_t ws = WEIR_COL_I64(co.rows, 1)[r], we = WEIR_COL_I64(co.rows, 2)[r];
+        for (uint32_t r = 0; r < out->n_rows; r++) {
+            int64_t key = WEIR_COL_I64(out, 0)[r];
+            int64_t ws = WEIR_COL_I64(out, 1)[r], we = WEIR_COL_I64(out, 2)[r];
             weir_batch_reset(one);
             int orow = weir_batch_append_row(one);
             WEIR_COL_I64(one, 0)[orow] = key;
@@ -172,14 +140,14 @@ Test(window_job, agg_functions_over_hopping_slices_equal_brute_force, .timeout =
                 weir_agg_destroy(&aggs[a], acc);
             }
             char want[512], got[512];
-            fmt_row(one, 0, want, sizeof want);
-            fmt_row(co.rows, r, got, sizeof got);
+            th_format_row(one, 0, want, sizeof want);
+            th_format_row(out, r, got, sizeof got);
             cr_assert_str_eq(got, want, "window kind %d row %u", kind, r);
         }
-        cr_assert_gt(co.rows->n_rows, 100);
+        cr_assert_gt(out->n_rows, 100);
         weir_batch_destroy(one);
         weir_batch_destroy(b);
-        weir_batch_destroy(co.rows);
+        weir_batch_destroy(out);
         weir__wcore_destroy(core);
         weir_schema_destroy(os);
         weir_schema_destroy(ls);
@@ -236,13 +204,13 @@ Test(window_job, typed_fast_path_equals_agg_module, .timeout = 60)
         weir_error err = {0};
         cr_assert_eq(weir_window_output_schema(&spec, in, &os, &err), 0);
         cr_assert_eq(weir_window_late_schema(in, &ls), 0);
-        collect co = {weir_batch_create(os, 64)};
-        weir__wcore_io io = {.emit = c_emit, .ud = &co};
+        weir_batch *out = weir_batch_create(os, 64);
+        weir__wcore_io io = {.emit = th_append_rows, .ud = &out};
         weir__wcore *core;
         cr_assert_eq(weir__wcore_create(&spec, in, os, ls, 100, &io, &core, &err), 0, "%s", err.message);
         cr_assert_eq(weir__wcore_process(core, b, WEIR_TS_MIN, 0), 0);
         cr_assert_eq(weir__wcore_finish(core, 0), 0);
-        res[fast] = co.rows;
+        res[fast] = out;
         oss[fast] = os;
         weir__wcore_destroy(core);
         weir_schema_destroy(ls);
@@ -251,8 +219,8 @@ Test(window_job, typed_fast_path_equals_agg_module, .timeout = 60)
             cr_assert_gt(res[0]->n_rows, 100);
             for (uint32_t r = 0; r < res[0]->n_rows; r++) {
                 char x[256], y[256];
-                fmt_row(res[0], r, x, sizeof x);
-                fmt_row(res[1], r, y, sizeof y);
+                th_format_row(res[0], r, x, sizeof x);
+                th_format_row(res[1], r, y, sizeof y);
                 cr_assert_str_eq(y, x, "row %u: fast path differs from the agg module", r);
             }
             weir_batch_destroy(res[0]);

@@ -154,36 +154,6 @@ static void fixture_fini(fixture *fx)
     weir_schema_destroy(fx->raw);
 }
 
-typedef struct collect {
-    weir_batch *rows;
-} collect;
-
-static int c_emit(void *ud, const weir_batch *b)
-{
-    collect *c = ud;
-    for (uint32_t r = 0; r < b->n_rows; r++) {
-        if (weir_batch_full(c->rows)) {
-            weir_batch *nb = weir_batch_create(c->rows->schema, c->rows->capacity * 2);
-            cr_assert_eq(weir_batch_copy(nb, c->rows), 0);
-            weir_batch_destroy(c->rows);
-            c->rows = nb;
-        }
-        cr_assert_eq(weir_batch_copy_row(c->rows, b, r), 0);
-    }
-    return 0;
-}
-
-static void fmt_row(const weir_batch *b, uint32_t r, char *buf, size_t cap)
-{
-    size_t n = 0;
-    for (uint32_t c = 0; c < b->schema->n_fields && n + 1 < cap; c++) {
-        if (c)
-            buf[n++] = ',';
-        n += weir_batch_format_value(b, c, r, buf + n, cap - n);
-    }
-    buf[n < cap ? n : cap - 1] = 0;
-}
-
 typedef struct saved {
     uint8_t key[MAXSAVED][64];
     size_t klen[MAXSAVED];
@@ -222,7 +192,7 @@ static void saved_fini(saved *s)
 typedef struct engine {
     weir__wcore *core;
     weir_schema *os, *ls;
-    collect co;
+    weir_batch *out; /* every result row */
 } engine;
 
 static void engine_init(engine *e, fixture *fx, weir_window_assigner a, bool fast)
@@ -238,8 +208,8 @@ static void engine_init(engine *e, fixture *fx, weir_window_assigner a, bool fas
     weir_error err = {0};
     cr_assert_eq(weir_window_output_schema(&spec, fx->part, &e->os, &err), 0, "%s", err.message);
     cr_assert_eq(weir_window_late_schema(fx->part, &e->ls), 0);
-    e->co.rows = weir_batch_create(e->os, 64);
-    weir__wcore_io io = {.emit = c_emit, .ud = &e->co};
+    e->out = weir_batch_create(e->os, 64);
+    weir__wcore_io io = {.emit = th_append_rows, .ud = &e->out};
     cr_assert_eq(weir__wcore_create(&spec, fx->part, e->os, e->ls, 100, &io, &e->core, &err), 0, "%s",
                  err.message);
 }
@@ -247,7 +217,7 @@ static void engine_init(engine *e, fixture *fx, weir_window_assigner a, bool fas
 static void engine_fini(engine *e)
 {
     weir__wcore_destroy(e->core);
-    weir_batch_destroy(e->co.rows);
+    weir_batch_destroy(e->out);
     weir_schema_destroy(e->os);
     weir_schema_destroy(e->ls);
 }
@@ -277,7 +247,7 @@ static char *rows_text(const weir_batch *a, const weir_batch *b)
         const weir_batch *x = h ? b : a;
         for (uint32_t r = 0; x && r < x->n_rows; r++) {
             char line[2048];
-            fmt_row(x, r, line, sizeof line);
+            th_format_row(x, r, line, sizeof line);
             size_t l = strlen(line);
             if (len + l + 2 > cap)
                 t = realloc(t, cap = 2 * cap + l);
@@ -344,8 +314,8 @@ static void merge_case(fixture *fx, weir_window_assigner a, uint64_t seed)
         cr_assert_eq(weir__wcore_advance(e->core, WEIR_TS_MAX, 0), 0);
         cr_assert_eq(weir__wcore_finish(e->core, 0), 0);
     }
-    char *want = rows_text(full[0].co.rows, NULL), *got = rows_text(full[1].co.rows, NULL);
-    cr_assert_gt(full[0].co.rows->n_rows, 50, "seed %" PRIu64 " kind %d: %u rows", seed, (int)a.kind, full[0].co.rows->n_rows);
+    char *want = rows_text(full[0].out, NULL), *got = rows_text(full[1].out, NULL);
+    cr_assert_gt(full[0].out->n_rows, 50, "seed %" PRIu64 " kind %d: %u rows", seed, (int)a.kind, full[0].out->n_rows);
     cr_assert_str_eq(got, want, "seed %" PRIu64 " kind %d: the typed kinds' results differ", seed, (int)a.kind);
     free(got);
 
@@ -374,7 +344,7 @@ static void merge_case(fixture *fx, weir_window_assigner a, uint64_t seed)
         engine_init(&first, fx, a, !fast);
         first_half(&first, fx);
         /* a restored engine visits its keys in another order: the rows of one firing may come in another order */
-        char *t = sorted_lines(rows_text(first.co.rows, e.co.rows));
+        char *t = sorted_lines(rows_text(first.out, e.out));
         cr_assert_str_eq(t, want_sorted, "seed %" PRIu64 " kind %d: state written %s restores differently", seed,
                          (int)a.kind, fast ? "through the classes" : "by the typed kinds");
         free(t);

@@ -719,6 +719,40 @@ static void metric_visit(void *ud, const char *name, double v)
         m->sum += v;
 }
 
+int th_append_rows(void *ud, const weir_batch *b)
+{
+    weir_batch **rows = ud;
+    for (uint32_t r = 0; r < b->n_rows; r++) {
+        if (weir_batch_full(*rows)) {
+            weir_batch *nb = weir_batch_create((*rows)->schema, (*rows)->capacity * 2);
+            if (!nb)
+                return WEIR_ENOMEM;
+            int rc = weir_batch_copy(nb, *rows);
+            if (rc) {
+                weir_batch_destroy(nb);
+                return rc;
+            }
+            weir_batch_destroy(*rows);
+            *rows = nb;
+        }
+        int rc = weir_batch_copy_row(*rows, b, r);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void th_format_row(const weir_batch *b, uint32_t r, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (uint32_t c = 0; c < b->schema->n_fields && n + 1 < cap; c++) {
+        if (c)
+            buf[n++] = ',';
+        n += weir_batch_format_value(b, c, r, buf + n, cap - n);
+    }
+    buf[n < cap ? n : cap - 1] = 0;
+}
+
 double th_metric(weir_job *job, const char *pattern)
 {
     metric_sum m = {pattern, 0};

@@ -84,6 +84,14 @@ bool th_collect_finished(th_collect *c);
 /* Every instance ran its stop hook (the job stopped without a drain). */
 bool th_collect_stopped(th_collect *c);
 
+/* An emit callback for an operator driven by hand: appends every row it is
+ * handed to the batch *(weir_batch **)ud, replacing it by one twice the size
+ * when it is full. 0 or a WEIR_E... code. */
+int th_append_rows(void *ud, const weir_batch *b);
+
+/* Row r of b as comma-separated values, cut to fit cap bytes with its NUL. */
+void th_format_row(const weir_batch *b, uint32_t r, char *buf, size_t cap);
+
 /* Sum of the metrics whose name matches glob pattern (fnmatch). */
 double th_metric(weir_job *job, const char *pattern);
 
