@@ -12,7 +12,7 @@ reading ti:
 where <pred i> is one of
 
     [NOT] EXISTS (SELECT 1 FROM ti WHERE <where i>)
-    <ref> [NOT] IN (SELECT ti.c FROM ti WHERE <where i>)      (<ref> a column of level i - 1)
+    <ref> [NOT] IN (SELECT ti.c FROM ti WHERE <where i>)      (<ref> a column of level i - 1 or further out)
     <ref> <cmp> (SELECT COUNT(*) FROM t1 WHERE <where 1>)     (level 1 only)
 
 and <where i> one or two comparisons of a column of ti with a column of any
@@ -110,7 +110,9 @@ def gen_pred(rng, tables, level, depth):
         return "%sEXISTS (SELECT 1 FROM %s WHERE %s)" % ("NOT " if rng.random() < 0.3 else "", t, where)
     if form == "in":
         c = rng.choice(tables[level][0])
-        return "%s %sIN (SELECT %s.%s FROM %s WHERE %s)" % (ref(rng, tables, level - 1, near=True),
+        # x of the level around it, or of one further out (a semi join of that level's rows compares it)
+        x = ref(rng, tables, level - 1, near=rng.random() < 0.6)
+        return "%s %sIN (SELECT %s.%s FROM %s WHERE %s)" % (x,
                                                           "NOT " if rng.random() < 0.3 else "", t, c, t, where)
     return "%s %s (SELECT COUNT(*) FROM %s WHERE %s)" % (ref(rng, tables, level - 1), rng.choice(CMPS), t, where)
 

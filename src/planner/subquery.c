@@ -150,6 +150,9 @@ typedef struct nested_walk {
     const char *names[MAX_NESTED_NAMES];
     uint32_t n_names;
     uint32_t depth;
+    /* walking the operand of an IN subquery one level down: a semi join of that level's rows compares it,
+     * so the outer columns it reads are carried into that level as those of the levels below are */
+    bool operand;
     /* the column names of each level's FROM, from the outermost subquery's (levels[0]) in */
     plan_colnames levels[MAX_NESTED_LEVELS];
     int rc;
@@ -272,16 +275,20 @@ static int walk_nested(const weir_sql_expr *e, void *ud)
         return 0;
     }
     if (e->kind == WEIR_SQL_EXPR_IN_QUERY) {
+        bool saved = w->operand;
+        w->operand = w->operand || w->depth == 1;
         walk_nested(e->u.in_query.operand, w);
+        w->operand = saved;
         walk_nested_query(w, e->u.in_query.query);
         return 0;
     }
     if (e->kind != WEIR_SQL_EXPR_COLUMN)
         return weir__sql_expr_each_child(e, walk_nested, ud);
     const weir_sql_name *nm = &e->u.column;
-    if (w->depth >= 2 && nm->n_parts == 1)
+    bool nested = w->depth >= 2 || w->operand;
+    if (nested && nm->n_parts == 1)
         return nested_bare(w, e);
-    if (w->depth < 2 || nm->n_parts < 2 || !w->in->quals)
+    if (!nested || nm->n_parts < 2 || !w->in->quals)
         return 0;
     const char *q = nm->parts[nm->n_parts - 2].name;
     for (uint32_t i = 0; i < w->n_names; i++)
