@@ -2283,6 +2283,7 @@ static int plan_setop(plan_ctx *pc, const weir_sql_query *q, const char *what, c
     for (uint32_t i = 0; i < n; i++)
         cols[i] = i;
     weir_stream ins[2] = {weir_stream_key_by(l->s, cols, n), weir_stream_key_by(r->s, cols, n)};
+    memset(out, 0, sizeof *out);
     if ((rc = weir_job_operator(pc->job, ins, 2, &spec, us, 0, &out->s))) {
         spec.free_arg(spec.arg);
         return plan_error(pc, q->u.setop.op_loc, rc, "cannot add %s: %s", what, weir_job_error(pc->job));
@@ -2985,6 +2986,7 @@ int plan_setop_rels(plan_ctx *pc, const weir_sql_query *q, const rel *l_in, cons
     weir_operator_spec spec;
     weir_union_spec(2, &spec);
     weir_stream ins[2] = {plan_union_input(pc, &l), plan_union_input(pc, &r)};
+    memset(out, 0, sizeof *out); /* no upsert key, scope or outer columns of the caller's stack */
     if ((rc = weir_job_operator(pc->job, ins, 2, &spec, us, 0, &out->s)))
         return plan_error(pc, q->u.setop.op_loc, rc, "cannot add UNION ALL: %s", weir_job_error(pc->job));
     explain_line(pc, "Union[%d]", out->s.node);
