@@ -84,7 +84,9 @@
  * batch being processed. A row already emitted into the current output
  * batch (ogen == rank_op.out_gen) is row orow there: emitting it again
  * copies that row, its strings shared (a Top-N with the rank number emits
- * each row it shifts down twice, as -U at its old rank and +U at the next). */
+ * each row it shifts down twice, as -U at its old rank and +U at the next;
+ * a deduplication emits the row it replaces again when the same key had
+ * a row earlier in the batch). */
 typedef struct kept {
     const uint8_t *sk;
     size_t sklen;
@@ -114,6 +116,11 @@ typedef struct skblock {
 
 #define KEY_MAX 1024 /* bytes of an encoded partition key */
 
+/* A row of the output batch to be copied to another of its rows (see copies_apply). */
+typedef struct row_pair {
+    uint32_t dst, src;
+} row_pair;
+
 typedef struct rank_op {
     const weir_rank_config *conf;
     uint32_t n_cols; /* input columns */
@@ -121,7 +128,11 @@ typedef struct rank_op {
     weir_batch *out;
     uint8_t *out_w;   /* the byte width of each output column (all of them) */
     bool *varlen;     /* which of the row's columns are strings (heap references) */
+    uint32_t *str_cols; /* the string columns among the row's, in order */
+    uint32_t n_str;
     uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
+    row_pair *copies; /* rows of out still to be copied, in emission order (room for a batch) */
+    uint32_t n_copies;
     weir_buf copy; /* the partition's state value, copied (state pointers die at the put) */
     weir_buf val;  /* the value being written */
     weir_buf sk;   /* the input row's sort key */
@@ -150,12 +161,23 @@ typedef struct rank_op {
 
 /* ---- the order-preserving sort key ---- */
 
-static int put_be64(weir_buf *b, uint64_t v, bool invert)
+/* Swaps between host and big-endian byte order (8 bytes loaded as a big-endian number, and back). */
+static inline uint64_t be64(uint64_t v)
 {
-    uint8_t x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (uint8_t)(v >> (56 - 8 * i)) ^ (invert ? 0xff : 0);
-    return weir_buf_put(b, x, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return v;
+#else
+    return __builtin_bswap64(v);
+#endif
+}
+
+/* v big-endian (inverted when invert) into 8 bytes of b's room, which the caller reserved. */
+static inline int put_be64(weir_buf *b, uint64_t v, bool invert)
+{
+    v = be64(v) ^ (invert ? ~UINT64_C(0) : 0);
+    memcpy(b->data + b->len, &v, 8);
+    b->len += 8;
+    return 0;
 }
 
 /*
@@ -167,16 +189,20 @@ static int put_be64(weir_buf *b, uint64_t v, bool invert)
  */
 int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_t row, bool desc, bool nulls_last)
 {
-    if (weir_batch_is_null(b, col, row))
-        return weir_buf_put_u8(out, nulls_last ? 2 : 0);
-    int rc = weir_buf_put_u8(out, 1);
+    int rc = weir_buf_reserve(out, 17); /* the flag and a value of up to 16 bytes */
     if (rc)
         return rc;
+    if (weir_batch_is_null(b, col, row)) {
+        out->data[out->len++] = nulls_last ? 2 : 0;
+        return 0;
+    }
+    out->data[out->len++] = 1;
     const weir_column *c = &b->cols[col];
     uint8_t inv = desc ? 0xff : 0;
     switch (c->type.id) {
     case WEIR_TYPE_BOOLEAN:
-        return weir_buf_put_u8(out, (uint8_t)((((const uint8_t *)c->data)[row] ? 1 : 0) ^ inv));
+        out->data[out->len++] = (uint8_t)((((const uint8_t *)c->data)[row] ? 1 : 0) ^ inv);
+        return 0;
     case WEIR_TYPE_DATE:
     case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT:
@@ -215,8 +241,7 @@ int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_
             __int128 v;
             memcpy(&v, (const char *)c->data + (size_t)row * 16, 16);
             unsigned __int128 u = (unsigned __int128)v ^ ((unsigned __int128)1 << 127);
-            if ((rc = put_be64(out, (uint64_t)(u >> 64), desc)))
-                return rc;
+            put_be64(out, (uint64_t)(u >> 64), desc);
             return put_be64(out, (uint64_t)u, desc);
         }
         return put_be64(out, (uint64_t)((const int64_t *)c->data)[row] ^ (UINT64_C(1) << 63), desc);
@@ -234,11 +259,23 @@ static int sort_key(const weir_rank_config *c, const weir_batch *b, uint32_t row
     return 0;
 }
 
-static int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+/* memcmp order, then the shorter first. Sort keys are short (9 bytes for a
+ * BIGINT or timestamp), so they are compared 8 bytes at a time here rather
+ * than in a call. */
+static inline int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-    size_t m = alen < blen ? alen : blen;
-    int r = m ? memcmp(a, b, m) : 0; /* empty keys (no ORDER BY) may be NULL */
-    return r ? r : (alen > blen) - (alen < blen);
+    size_t m = alen < blen ? alen : blen, i = 0;
+    for (; i + 8 <= m; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return be64(x) < be64(y) ? -1 : 1;
+    }
+    for (; i < m; i++) /* empty keys (no ORDER BY) may be NULL: m is 0 then */
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return (alen > blen) - (alen < blen);
 }
 
 /* ---- state: u32 count, then per row: bytes sort key, bytes row (the
@@ -613,12 +650,6 @@ static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
 
 /* ---- output ---- */
 
-static int flush(rank_op *o, weir_op_ctx *ctx)
-{
-    o->out_gen++;
-    return weir_op_emit_reset(ctx, o->out);
-}
-
 /* A fixed-width value of w bytes: the widths are few, so each case is a move, not a call. */
 static inline void copy_fixed(void *dst, const void *src, size_t w)
 {
@@ -631,17 +662,53 @@ static inline void copy_fixed(void *dst, const void *src, size_t w)
     }
 }
 
-/* Copies columns [0, n) of row src of o->out to its row dst; strings share their bytes. */
-static void row_copy_within(rank_op *o, uint32_t dst, uint32_t src, uint32_t n)
+/*
+ * The copies of rows within o->out that emit queued (o->copies), made
+ * column by column before the batch leaves: a Top-N with the rank number
+ * emits most rows twice, and a column's loop over the queued rows costs a
+ * fraction of a loop over each row's columns. Queued in emission order, so
+ * a copy of a row that is itself a queued copy reads it after it is made.
+ * A row's NULLs travel in the column's bitmap; a column that has one got it
+ * at its first NULL (every row before valid), so the bits read here are the
+ * rows' own.
+ */
+static void copies_apply(rank_op *o)
 {
+    const row_pair *cp = o->copies;
+    const uint32_t n = o->n_copies;
     weir_batch *b = o->out;
-    for (uint32_t c = 0; c < n; c++) {
+    for (uint32_t c = 0; c < o->n_cols && n; c++) {
         weir_column *col = &b->cols[c];
+        char *d = col->data;
         size_t w = o->out_w[c];
-        copy_fixed((char *)col->data + (size_t)dst * w, (const char *)col->data + (size_t)src * w, w);
-        if (weir_batch_is_null(b, c, src))
-            weir_batch_set_null(b, c, dst);
+        if (w == 8) { /* BIGINT, timestamps, strings (heap references): most columns */
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(d + (size_t)cp[i].dst * 8, d + (size_t)cp[i].src * 8, 8);
+        } else {
+            for (uint32_t i = 0; i < n; i++)
+                copy_fixed(d + (size_t)cp[i].dst * w, d + (size_t)cp[i].src * w, w);
+        }
+        if (!col->all_valid) {
+            uint8_t *v = col->valid;
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t s = cp[i].src, t = cp[i].dst;
+                uint8_t bit = (uint8_t)(1u << (t & 7));
+                if (v[s >> 3] & (1u << (s & 7)))
+                    v[t >> 3] |= bit;
+                else
+                    v[t >> 3] &= (uint8_t)~bit;
+            }
+        }
     }
+    o->n_copies = 0;
+}
+
+/* Sends o->out on (its queued copies made first) and empties it. */
+static int flush(rank_op *o, weir_op_ctx *ctx)
+{
+    copies_apply(o);
+    o->out_gen++;
+    return weir_op_emit_reset(ctx, o->out);
 }
 
 /* total bytes of b's heap for one row's strings, taken at once: *h and
@@ -662,28 +729,32 @@ static int reserve_strings(weir_batch *b, size_t total, char **h, uint32_t *off)
 static int row_from_batch(rank_op *o, uint32_t dst, const weir_batch *in, uint32_t src)
 {
     weir_batch *b = o->out;
+    const weir_column *ic = in->cols;
     size_t total = 0;
-    for (uint32_t c = 0; c < o->n_cols; c++)
-        if (o->varlen[c] && !weir_batch_is_null(in, c, src))
-            total += WEIR_COL_STR(in, c)[src].len;
+    for (uint32_t i = 0; i < o->n_str; i++) {
+        uint32_t c = o->str_cols[i];
+        if (ic[c].all_valid || (ic[c].valid[src >> 3] & (1u << (src & 7))))
+            total += ((const weir_strref *)ic[c].data)[src].len;
+    }
     char *h = NULL;
     uint32_t off = 0;
     int rc = reserve_strings(b, total, &h, &off);
     if (rc)
         return rc;
     const uint32_t base = off;
+    weir_column *oc = b->cols;
     for (uint32_t c = 0; c < o->n_cols; c++) {
-        if (weir_batch_is_null(in, c, src)) {
+        if (!ic[c].all_valid && !(ic[c].valid[src >> 3] & (1u << (src & 7)))) {
             weir_batch_set_null(b, c, dst);
         } else if (o->varlen[c]) {
-            weir_strref r = WEIR_COL_STR(in, c)[src];
+            weir_strref r = ((const weir_strref *)ic[c].data)[src];
             if (r.len)
                 memcpy(h + (off - base), in->heap + r.off, r.len);
-            WEIR_COL_STR(b, c)[dst] = (weir_strref){off, r.len};
+            ((weir_strref *)oc[c].data)[dst] = (weir_strref){off, r.len};
             off += r.len;
         } else {
             size_t w = o->out_w[c];
-            copy_fixed((char *)b->cols[c].data + (size_t)dst * w, (const char *)in->cols[c].data + (size_t)src * w, w);
+            copy_fixed((char *)oc[c].data + (size_t)dst * w, (const char *)ic[c].data + (size_t)src * w, w);
         }
     }
     return 0;
@@ -699,18 +770,18 @@ static int out_row(rank_op *o, weir_op_ctx *ctx)
 {
     weir_batch *b = o->out;
     if (weir_batch_full(b)) {
-        o->out_gen++;
-        int rc = weir_op_emit_reset(ctx, b);
+        int rc = flush(o, ctx);
         if (rc)
             return rc;
     }
     uint32_t r = b->n_rows++;
     b->key_hash_of = NULL;
-    for (uint32_t i = 0; i < b->schema->n_fields; i++) {
-        weir_column *c = &b->cols[i];
-        if (!c->all_valid)
-            c->valid[r >> 3] |= (uint8_t)(1u << (r & 7));
-    }
+    weir_column *cols = b->cols;
+    const uint32_t nf = b->schema->n_fields;
+    const uint8_t bit = (uint8_t)(1u << (r & 7));
+    for (uint32_t i = 0; i < nf; i++)
+        if (!cols[i].all_valid)
+            cols[i].valid[r >> 3] |= bit;
     return (int)r;
 }
 
@@ -723,7 +794,7 @@ static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uin
         return row;
     int rc = 0;
     if (k && k->ogen == o->out_gen)
-        row_copy_within(o, (uint32_t)row, k->orow, o->n_cols);
+        o->copies[o->n_copies++] = (row_pair){(uint32_t)row, k->orow};
     else if (k && !k->brow1)
         rc = weir__crow_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols);
     else
@@ -1079,9 +1150,15 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     o->varlen = weir_calloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1, sizeof *o->varlen);
     if (!o->varlen)
         return WEIR_ENOMEM;
+    o->str_cols = weir_malloc((o->n_cols ? o->n_cols : 1) * sizeof *o->str_cols);
+    o->copies = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->copies);
+    if (!o->str_cols || !o->copies)
+        return WEIR_ENOMEM;
     for (uint32_t i = 0; i < c->out_schema->n_fields; i++) {
         o->out_w[i] = (uint8_t)weir_type_size(c->out_schema->fields[i].type);
         o->varlen[i] = weir_type_is_varlen(c->out_schema->fields[i].type.id);
+        if (o->varlen[i] && i < o->n_cols)
+            o->str_cols[o->n_str++] = i;
     }
     o->out_gen = 1; /* 0 is no output batch: kept rows start with ogen 0 */
     o->tz_end = WEIR_TS_MIN;
@@ -1168,6 +1245,8 @@ static void rank_close(void *op)
     weir_batch_destroy(o->out);
     weir_free(o->out_w);
     weir_free(o->varlen);
+    weir_free(o->str_cols);
+    weir_free(o->copies);
     weir__tz_free(o->tz);
     weir_buf_fini(&o->copy);
     weir_buf_fini(&o->val);
