@@ -116,7 +116,7 @@ typedef struct skblock {
 
 #define KEY_MAX 1024 /* bytes of an encoded partition key */
 
-/* A row of the output batch to be copied to another of its rows (see copies_apply). */
+/* A row of the output batch (dst) to be written from another row (src; see takes_apply). */
 typedef struct row_pair {
     uint32_t dst, src;
 } row_pair;
@@ -128,11 +128,12 @@ typedef struct rank_op {
     weir_batch *out;
     uint8_t *out_w;   /* the byte width of each output column (all of them) */
     bool *varlen;     /* which of the row's columns are strings (heap references) */
-    uint32_t *str_cols; /* the string columns among the row's, in order */
-    uint32_t n_str;
     uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
-    row_pair *copies; /* rows of out still to be copied, in emission order (room for a batch) */
-    uint32_t n_copies;
+    /* rows of out still to be written (takes_apply), in emission order (room for a batch each) */
+    row_pair *takes;         /* from take_in */
+    row_pair *copies;        /* from out itself */
+    uint32_t n_takes, n_copies;
+    const weir_batch *take_in;
     weir_buf copy; /* the partition's state value, copied (state pointers die at the put) */
     weir_buf val;  /* the value being written */
     weir_buf sk;   /* the input row's sort key */
@@ -662,16 +663,77 @@ static inline void copy_fixed(void *dst, const void *src, size_t w)
     }
 }
 
+/* A row's value of column c valid (not NULL)? */
+static inline bool col_valid(const weir_column *c, uint32_t row)
+{
+    return c->all_valid || (c->valid[row >> 3] & (1u << (row & 7)));
+}
+
 /*
- * The copies of rows within o->out that emit queued (o->copies), made
- * column by column before the batch leaves: a Top-N with the rank number
- * emits most rows twice, and a column's loop over the queued rows costs a
- * fraction of a loop over each row's columns. Queued in emission order, so
- * a copy of a row that is itself a queued copy reads it after it is made.
- * A row's NULLs travel in the column's bitmap; a column that has one got it
- * at its first NULL (every row before valid), so the bits read here are the
- * rows' own.
+ * The rows emit queued, written column by column before the batch leaves:
+ * a loop over the queued rows per column costs a fraction of a loop over
+ * each row's columns (a width switch, a NULL check and the column arrays
+ * reloaded per value). Two queues, in emission order:
+ * - o->takes: input rows of o->take_in, the batch being processed (it
+ *   lives until process returns, and every send happens inside it); each
+ *   string column's bytes of all the queued rows take one piece of the heap.
+ * - o->copies: rows of o->out itself (a Top-N with the rank number emits
+ *   most rows twice, a deduplication the row it replaces when its key had a
+ *   row earlier in the batch). A copy reads a row written directly, a taken
+ *   one (so the takes go first) or an earlier copy (so in order).
+ * NULLs: a taken NULL is set as weir_batch_set_null does; a copy takes its
+ * source's bit. A column with a bitmap got it at its first NULL (every row
+ * before valid), so the bits read are the rows' own.
  */
+static int takes_apply(rank_op *o)
+{
+    const row_pair *tp = o->takes;
+    const uint32_t n = o->n_takes;
+    const weir_batch *in = o->take_in;
+    weir_batch *b = o->out;
+    for (uint32_t c = 0; c < o->n_cols && n; c++) {
+        const weir_column *ic = &in->cols[c];
+        char *d = b->cols[c].data;
+        const char *s = ic->data;
+        size_t w = o->out_w[c];
+        if (o->varlen[c]) {
+            const weir_strref *sr = (const weir_strref *)(const void *)s;
+            weir_strref *dr = (weir_strref *)(void *)d;
+            size_t total = 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (col_valid(ic, tp[i].src))
+                    total += sr[tp[i].src].len;
+            char *h = NULL;
+            weir_strref at = {0, 0};
+            int rc = total ? weir_batch_heap_alloc(b, total, &h, &at) : 0;
+            if (rc)
+                return rc;
+            uint32_t off = at.off;
+            for (uint32_t i = 0; i < n; i++) {
+                if (!col_valid(ic, tp[i].src))
+                    continue;
+                weir_strref r = sr[tp[i].src];
+                if (r.len)
+                    memcpy(h + (off - at.off), in->heap + r.off, r.len);
+                dr[tp[i].dst] = (weir_strref){off, r.len};
+                off += r.len;
+            }
+        } else if (w == 8) { /* BIGINT, timestamps: most fixed-width columns */
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(d + (size_t)tp[i].dst * 8, s + (size_t)tp[i].src * 8, 8);
+        } else {
+            for (uint32_t i = 0; i < n; i++)
+                copy_fixed(d + (size_t)tp[i].dst * w, s + (size_t)tp[i].src * w, w);
+        }
+        if (!ic->all_valid)
+            for (uint32_t i = 0; i < n; i++)
+                if (!col_valid(ic, tp[i].src))
+                    weir_batch_set_null(b, c, tp[i].dst);
+    }
+    o->n_takes = 0;
+    return 0;
+}
+
 static void copies_apply(rank_op *o)
 {
     const row_pair *cp = o->copies;
@@ -703,61 +765,15 @@ static void copies_apply(rank_op *o)
     o->n_copies = 0;
 }
 
-/* Sends o->out on (its queued copies made first) and empties it. */
+/* Sends o->out on (its queued rows written first) and empties it. */
 static int flush(rank_op *o, weir_op_ctx *ctx)
 {
+    int rc = takes_apply(o);
+    if (rc)
+        return rc;
     copies_apply(o);
     o->out_gen++;
     return weir_op_emit_reset(ctx, o->out);
-}
-
-/* total bytes of b's heap for one row's strings, taken at once: *h and
- * *off where they start (nothing when total is 0). */
-static int reserve_strings(weir_batch *b, size_t total, char **h, uint32_t *off)
-{
-    weir_strref at = {0, 0};
-    int rc = total ? weir_batch_heap_alloc(b, total, h, &at) : 0;
-    *off = at.off;
-    return rc;
-}
-
-/*
- * Row src of in into row dst of o->out (columns [0, n_cols)): its strings
- * go into one piece of the heap, taken at once, rather than one
- * allocation per string.
- */
-static int row_from_batch(rank_op *o, uint32_t dst, const weir_batch *in, uint32_t src)
-{
-    weir_batch *b = o->out;
-    const weir_column *ic = in->cols;
-    size_t total = 0;
-    for (uint32_t i = 0; i < o->n_str; i++) {
-        uint32_t c = o->str_cols[i];
-        if (ic[c].all_valid || (ic[c].valid[src >> 3] & (1u << (src & 7))))
-            total += ((const weir_strref *)ic[c].data)[src].len;
-    }
-    char *h = NULL;
-    uint32_t off = 0;
-    int rc = reserve_strings(b, total, &h, &off);
-    if (rc)
-        return rc;
-    const uint32_t base = off;
-    weir_column *oc = b->cols;
-    for (uint32_t c = 0; c < o->n_cols; c++) {
-        if (!ic[c].all_valid && !(ic[c].valid[src >> 3] & (1u << (src & 7)))) {
-            weir_batch_set_null(b, c, dst);
-        } else if (o->varlen[c]) {
-            weir_strref r = ((const weir_strref *)ic[c].data)[src];
-            if (r.len)
-                memcpy(h + (off - base), in->heap + r.off, r.len);
-            ((weir_strref *)oc[c].data)[dst] = (weir_strref){off, r.len};
-            off += r.len;
-        } else {
-            size_t w = o->out_w[c];
-            copy_fixed((char *)oc[c].data + (size_t)dst * w, (const char *)ic[c].data + (size_t)src * w, w);
-        }
-    }
-    return 0;
 }
 
 /*
@@ -793,12 +809,15 @@ static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uin
     if (row < 0)
         return row;
     int rc = 0;
-    if (k && k->ogen == o->out_gen)
+    if (k && k->ogen == o->out_gen) {
         o->copies[o->n_copies++] = (row_pair){(uint32_t)row, k->orow};
-    else if (k && !k->brow1)
+    } else if (k && !k->brow1) {
         rc = weir__crow_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols);
-    else
-        rc = row_from_batch(o, (uint32_t)row, in, k ? k->brow1 - 1 : r);
+    } else {
+        assert(!o->n_takes || o->take_in == in);
+        o->take_in = in;
+        o->takes[o->n_takes++] = (row_pair){(uint32_t)row, k ? k->brow1 - 1 : r};
+    }
     if (rc)
         return rc;
     if (k) {
@@ -1091,7 +1110,12 @@ static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     }
     int frc = cache_flush(o, ctx, in);
     rc = rc ? rc : frc;
-    return rc ? rc : flush(o, ctx);
+    if (rc) { /* the queued rows of a failed batch are not written; in dies with it */
+        o->n_takes = 0;
+        o->n_copies = 0;
+        return rc;
+    }
+    return flush(o, ctx);
 }
 
 /* Window Top-N: the window ended; its ranks [start, end] come out once, then its state goes. */
@@ -1150,15 +1174,13 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     o->varlen = weir_calloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1, sizeof *o->varlen);
     if (!o->varlen)
         return WEIR_ENOMEM;
-    o->str_cols = weir_malloc((o->n_cols ? o->n_cols : 1) * sizeof *o->str_cols);
+    o->takes = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->takes);
     o->copies = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->copies);
-    if (!o->str_cols || !o->copies)
+    if (!o->takes || !o->copies)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < c->out_schema->n_fields; i++) {
         o->out_w[i] = (uint8_t)weir_type_size(c->out_schema->fields[i].type);
         o->varlen[i] = weir_type_is_varlen(c->out_schema->fields[i].type.id);
-        if (o->varlen[i] && i < o->n_cols)
-            o->str_cols[o->n_str++] = i;
     }
     o->out_gen = 1; /* 0 is no output batch: kept rows start with ogen 0 */
     o->tz_end = WEIR_TS_MIN;
@@ -1245,7 +1267,7 @@ static void rank_close(void *op)
     weir_batch_destroy(o->out);
     weir_free(o->out_w);
     weir_free(o->varlen);
-    weir_free(o->str_cols);
+    weir_free(o->takes);
     weir_free(o->copies);
     weir__tz_free(o->tz);
     weir_buf_fini(&o->copy);
