@@ -134,6 +134,9 @@ typedef struct rank_op {
     row_pair *copies;        /* from out itself */
     uint32_t n_takes, n_copies;
     const weir_batch *take_in;
+    /* a column of out may have a NULL bitmap: a row with a NULL was decoded into it since it was
+     * last sent (queued rows set their own bits) */
+    bool out_bitmaps;
     weir_buf copy; /* the partition's state value, copied (state pointers die at the put) */
     weir_buf val;  /* the value being written */
     weir_buf sk;   /* the input row's sort key */
@@ -773,6 +776,7 @@ static int flush(rank_op *o, weir_op_ctx *ctx)
         return rc;
     copies_apply(o);
     o->out_gen++;
+    o->out_bitmaps = false; /* emptied: every column all valid again */
     return weir_op_emit_reset(ctx, o->out);
 }
 
@@ -780,7 +784,10 @@ static int flush(rank_op *o, weir_op_ctx *ctx)
  * A new row of o->out (sending the full batch on first) whose every column
  * the caller writes: it is marked valid, not zeroed, as emit writes each
  * value or sets it NULL (weir_batch_append_row zeroes every slot first, a
- * pass that showed in the Top-N profile).
+ * pass that showed in the Top-N profile). Only columns with a bitmap need
+ * the mark, and those exist only once a decoded row with a NULL made one
+ * (o->out_bitmaps; the queued rows mark themselves): until then the pass
+ * over the columns is skipped.
  */
 static int out_row(rank_op *o, weir_op_ctx *ctx)
 {
@@ -795,7 +802,7 @@ static int out_row(rank_op *o, weir_op_ctx *ctx)
     weir_column *cols = b->cols;
     const uint32_t nf = b->schema->n_fields;
     const uint8_t bit = (uint8_t)(1u << (r & 7));
-    for (uint32_t i = 0; i < nf; i++)
+    for (uint32_t i = 0; i < nf && o->out_bitmaps; i++)
         if (!cols[i].all_valid)
             cols[i].valid[r >> 3] |= bit;
     return (int)r;
@@ -812,6 +819,9 @@ static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uin
     if (k && k->ogen == o->out_gen) {
         o->copies[o->n_copies++] = (row_pair){(uint32_t)row, k->orow};
     } else if (k && !k->brow1) {
+        /* the encoding starts with the row's NULL bits (rowcodec.h) */
+        for (size_t i = 0; i < (o->n_cols + 7) / 8 && i < k->rowlen; i++)
+            o->out_bitmaps |= k->row[i] != 0;
         rc = weir__crow_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols);
     } else {
         assert(!o->n_takes || o->take_in == in);
