@@ -146,6 +146,9 @@ typedef struct rank_op {
     /* the batch's partition keys: row r's is bkeys[koff[r], + klen[r]) (klen over
      * KEY_MAX: too long, not stored), its hash hashes[r] (weir_key_hash) */
     weir_buf bkeys;
+    /* the batch's sort keys, when all have one width (bsk_w > 0): row r's at bsk.data + r * bsk_w */
+    weir_buf bsk;
+    size_t bsk_w;
     uint32_t *koff, *klen;
     uint64_t *hashes;
     uint32_t cap_hashes;
@@ -953,7 +956,14 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     int rc = c->window_end_col >= 0 ? weir_op_set_key_hashed(ctx, key, klen, o->hashes[r]) : 0;
     uint32_t n;
     rcache_ent *ce;
-    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) ||
+    /* the row's sort key: made with the batch's (batch_sort_keys), else here */
+    const uint8_t *sk = o->bsk_w ? o->bsk.data + (size_t)r * o->bsk_w : NULL;
+    size_t sklen = o->bsk_w;
+    if (!rc && !sklen && !(rc = sort_key(c, in, r, &o->sk))) {
+        sk = o->sk.data;
+        sklen = o->sk.len;
+    }
+    if (rc || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) ||
         (rc = list_reserve(&ce->list, &ce->cap_list, ce->n_list + 1)))
         return rc;
     /* the partition's list, changed in place (emitting marks its rows as emitted) */
@@ -963,7 +973,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
      * a newer equal row wins (keep-last deduplication) */
     uint32_t p = 0;
     while (p < n) {
-        int cmp = sk_cmp(L[p].sk, L[p].sklen, o->sk.data, o->sk.len);
+        int cmp = sk_cmp(L[p].sk, L[p].sklen, sk, sklen);
         if (cmp > 0 || (cmp == 0 && c->ties_newer_first))
             break;
         p++;
@@ -972,11 +982,11 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     bool by_rank = c->rank_fn != WEIR_RANK_ROW_NUMBER; /* window Top-N only */
     if (p >= end && !by_rank)
         return 0; /* below the kept ranks: it can never climb back */
-    /* the row stays in the batch until the cache is written back */
-    const uint8_t *skc = sk_keep(o, o->sk.data, o->sk.len);
+    /* the row stays in the batch until the cache is written back (so do the batch's sort keys) */
+    const uint8_t *skc = o->bsk_w ? sk : sk_keep(o, sk, sklen);
     if (!skc)
         return WEIR_ENOMEM;
-    kept nk = {.sk = skc, .sklen = o->sk.len, .brow1 = r + 1};
+    kept nk = {.sk = skc, .sklen = sklen, .brow1 = r + 1};
     /* the new list: the old one with nk at p, cut at end */
     uint32_t n_new = n + 1 > end ? (uint32_t)end : n + 1;
     if (c->window_end_col >= 0) /* window Top-N: ranked now, emitted when the window ends */
@@ -1156,12 +1166,66 @@ static int batch_keys(rank_op *o, const weir_batch *in)
     return 0;
 }
 
+/*
+ * The batch's sort keys at once, when every ORDER BY column is a BIGINT,
+ * INT, DATE, TIME or timestamp without NULLs in in (q18's dateTime, q19's
+ * price): each key is then a flag byte 1 and 8 sortable bytes per column
+ * (weir__sort_key_col), all of one width, written column by column into
+ * o->bsk, which stays until the batch's cache is written back, so the lists
+ * point into it rather than into copies (sk_keep). Else (or without
+ * memory) o->bsk_w is 0 and apply_row makes each row's key.
+ */
+static void batch_sort_keys(rank_op *o, const weir_batch *in)
+{
+    const weir_rank_config *c = o->conf;
+    const uint32_t n = in->n_rows, kw = 9 * c->n_order;
+    o->bsk_w = 0;
+    for (uint32_t i = 0; i < c->n_order; i++) {
+        const weir_column *col = &in->cols[c->order_cols[i]];
+        weir_type_id t = col->type.id;
+        if (!col->all_valid || !(t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_TIMESTAMP || t == WEIR_TYPE_TIMESTAMP_LTZ ||
+                                 t == WEIR_TYPE_INT || t == WEIR_TYPE_DATE || t == WEIR_TYPE_TIME))
+            return;
+    }
+    weir_buf_clear(&o->bsk);
+    if (!kw || weir_buf_reserve(&o->bsk, (size_t)n * kw))
+        return;
+    for (uint32_t i = 0; i < c->n_order; i++) {
+        const weir_column *col = &in->cols[c->order_cols[i]];
+        const uint64_t inv = c->order_desc[i] ? ~UINT64_C(0) : 0, sign = UINT64_C(1) << 63;
+        uint8_t *k = o->bsk.data + 9 * i;
+        if (weir_type_size(col->type) == 8) {
+            const int64_t *v = col->data;
+            for (uint32_t r = 0; r < n; r++, k += kw) {
+                uint64_t x = be64((uint64_t)v[r] ^ sign) ^ inv;
+                k[0] = 1;
+                memcpy(k + 1, &x, 8);
+            }
+        } else {
+            const int32_t *v = col->data;
+            for (uint32_t r = 0; r < n; r++, k += kw) {
+                uint64_t x = be64((uint64_t)(int64_t)v[r] ^ sign) ^ inv;
+                k[0] = 1;
+                memcpy(k + 1, &x, 8);
+            }
+        }
+    }
+    o->bsk.len = (size_t)n * kw;
+    o->bsk_w = kw;
+#ifndef NDEBUG
+    int rc = n ? sort_key(c, in, 0, &o->sk) : 0;
+    assert(rc || !n || (o->sk.len == kw && !memcmp(o->sk.data, o->bsk.data, kw)));
+#endif
+}
+
 static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     (void)input;
     rank_op *o = op;
     bool windowed = o->conf->window_end_col >= 0;
     int rc = batch_keys(o, in);
+    if (!o->conf->retract)
+        batch_sort_keys(o, in);
     uint32_t n = in->n_rows;
     for (uint32_t r = 0; r < n && r < PF_SLOT && !rc; r++)
         weir__state_prefetch(o->st, o->hashes[r], 0);
@@ -1231,6 +1295,7 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&o->row);
     weir_buf_init(&o->ckeys);
     weir_buf_init(&o->bkeys);
+    weir_buf_init(&o->bsk);
     o->out = weir_batch_create(c->out_schema, info->batch_size);
     o->out_w = weir_malloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1);
     if (!o->out_w)
@@ -1340,6 +1405,7 @@ static void rank_close(void *op)
     weir_buf_fini(&o->row);
     weir_buf_fini(&o->ckeys);
     weir_buf_fini(&o->bkeys);
+    weir_buf_fini(&o->bsk);
     weir_free(o->koff);
     weir_free(o->klen);
     for (uint32_t k = 0; k < o->cap_ents; k++) {
