@@ -84,7 +84,9 @@
  * batch being processed. A row already emitted into the current output
  * batch (ogen == rank_op.out_gen) is row orow there: emitting it again
  * copies that row, its strings shared (a Top-N with the rank number emits
- * each row it shifts down twice, as -U at its old rank and +U at the next). */
+ * each row it shifts down twice, as -U at its old rank and +U at the next;
+ * a deduplication emits the row it replaces again when the same key had
+ * a row earlier in the batch). */
 typedef struct kept {
     const uint8_t *sk;
     size_t sklen;
@@ -114,6 +116,11 @@ typedef struct skblock {
 
 #define KEY_MAX 1024 /* bytes of an encoded partition key */
 
+/* A row of the output batch (dst) to be written from another row (src; see takes_apply). */
+typedef struct row_pair {
+    uint32_t dst, src;
+} row_pair;
+
 typedef struct rank_op {
     const weir_rank_config *conf;
     uint32_t n_cols; /* input columns */
@@ -122,6 +129,14 @@ typedef struct rank_op {
     uint8_t *out_w;   /* the byte width of each output column (all of them) */
     bool *varlen;     /* which of the row's columns are strings (heap references) */
     uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
+    /* rows of out still to be written (takes_apply), in emission order (room for a batch each) */
+    row_pair *takes;         /* from take_in */
+    row_pair *copies;        /* from out itself */
+    uint32_t n_takes, n_copies;
+    const weir_batch *take_in;
+    /* a column of out may have a NULL bitmap: a row with a NULL was decoded into it since it was
+     * last sent (queued rows set their own bits) */
+    bool out_bitmaps;
     weir_buf copy; /* the partition's state value, copied (state pointers die at the put) */
     weir_buf val;  /* the value being written */
     weir_buf sk;   /* the input row's sort key */
@@ -131,6 +146,9 @@ typedef struct rank_op {
     /* the batch's partition keys: row r's is bkeys[koff[r], + klen[r]) (klen over
      * KEY_MAX: too long, not stored), its hash hashes[r] (weir_key_hash) */
     weir_buf bkeys;
+    /* the batch's sort keys, when all have one width (bsk_w > 0): row r's at bsk.data + r * bsk_w */
+    weir_buf bsk;
+    size_t bsk_w;
     uint32_t *koff, *klen;
     uint64_t *hashes;
     uint32_t cap_hashes;
@@ -150,12 +168,23 @@ typedef struct rank_op {
 
 /* ---- the order-preserving sort key ---- */
 
-static int put_be64(weir_buf *b, uint64_t v, bool invert)
+/* Swaps between host and big-endian byte order (8 bytes loaded as a big-endian number, and back). */
+static inline uint64_t be64(uint64_t v)
 {
-    uint8_t x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (uint8_t)(v >> (56 - 8 * i)) ^ (invert ? 0xff : 0);
-    return weir_buf_put(b, x, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return v;
+#else
+    return __builtin_bswap64(v);
+#endif
+}
+
+/* v big-endian (inverted when invert) into 8 bytes of b's room, which the caller reserved. */
+static inline int put_be64(weir_buf *b, uint64_t v, bool invert)
+{
+    v = be64(v) ^ (invert ? ~UINT64_C(0) : 0);
+    memcpy(b->data + b->len, &v, 8);
+    b->len += 8;
+    return 0;
 }
 
 /*
@@ -167,16 +196,20 @@ static int put_be64(weir_buf *b, uint64_t v, bool invert)
  */
 int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_t row, bool desc, bool nulls_last)
 {
-    if (weir_batch_is_null(b, col, row))
-        return weir_buf_put_u8(out, nulls_last ? 2 : 0);
-    int rc = weir_buf_put_u8(out, 1);
+    int rc = weir_buf_reserve(out, 17); /* the flag and a value of up to 16 bytes */
     if (rc)
         return rc;
+    if (weir_batch_is_null(b, col, row)) {
+        out->data[out->len++] = nulls_last ? 2 : 0;
+        return 0;
+    }
+    out->data[out->len++] = 1;
     const weir_column *c = &b->cols[col];
     uint8_t inv = desc ? 0xff : 0;
     switch (c->type.id) {
     case WEIR_TYPE_BOOLEAN:
-        return weir_buf_put_u8(out, (uint8_t)((((const uint8_t *)c->data)[row] ? 1 : 0) ^ inv));
+        out->data[out->len++] = (uint8_t)((((const uint8_t *)c->data)[row] ? 1 : 0) ^ inv);
+        return 0;
     case WEIR_TYPE_DATE:
     case WEIR_TYPE_TIME:
     case WEIR_TYPE_INT:
@@ -215,8 +248,7 @@ int weir__sort_key_col(weir_buf *out, const weir_batch *b, uint32_t col, uint32_
             __int128 v;
             memcpy(&v, (const char *)c->data + (size_t)row * 16, 16);
             unsigned __int128 u = (unsigned __int128)v ^ ((unsigned __int128)1 << 127);
-            if ((rc = put_be64(out, (uint64_t)(u >> 64), desc)))
-                return rc;
+            put_be64(out, (uint64_t)(u >> 64), desc);
             return put_be64(out, (uint64_t)u, desc);
         }
         return put_be64(out, (uint64_t)((const int64_t *)c->data)[row] ^ (UINT64_C(1) << 63), desc);
@@ -234,11 +266,23 @@ static int sort_key(const weir_rank_config *c, const weir_batch *b, uint32_t row
     return 0;
 }
 
-static int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+/* memcmp order, then the shorter first. Sort keys are short (9 bytes for a
+ * BIGINT or timestamp), so they are compared 8 bytes at a time here rather
+ * than in a call. */
+static inline int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-    size_t m = alen < blen ? alen : blen;
-    int r = m ? memcmp(a, b, m) : 0; /* empty keys (no ORDER BY) may be NULL */
-    return r ? r : (alen > blen) - (alen < blen);
+    size_t m = alen < blen ? alen : blen, i = 0;
+    for (; i + 8 <= m; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return be64(x) < be64(y) ? -1 : 1;
+    }
+    for (; i < m; i++) /* empty keys (no ORDER BY) may be NULL: m is 0 then */
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return (alen > blen) - (alen < blen);
 }
 
 /* ---- state: u32 count, then per row: bytes sort key, bytes row (the
@@ -613,12 +657,6 @@ static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
 
 /* ---- output ---- */
 
-static int flush(rank_op *o, weir_op_ctx *ctx)
-{
-    o->out_gen++;
-    return weir_op_emit_reset(ctx, o->out);
-}
-
 /* A fixed-width value of w bytes: the widths are few, so each case is a move, not a call. */
 static inline void copy_fixed(void *dst, const void *src, size_t w)
 {
@@ -631,86 +669,145 @@ static inline void copy_fixed(void *dst, const void *src, size_t w)
     }
 }
 
-/* Copies columns [0, n) of row src of o->out to its row dst; strings share their bytes. */
-static void row_copy_within(rank_op *o, uint32_t dst, uint32_t src, uint32_t n)
+/* A row's value of column c valid (not NULL)? */
+static inline bool col_valid(const weir_column *c, uint32_t row)
 {
-    weir_batch *b = o->out;
-    for (uint32_t c = 0; c < n; c++) {
-        weir_column *col = &b->cols[c];
-        size_t w = o->out_w[c];
-        copy_fixed((char *)col->data + (size_t)dst * w, (const char *)col->data + (size_t)src * w, w);
-        if (weir_batch_is_null(b, c, src))
-            weir_batch_set_null(b, c, dst);
-    }
-}
-
-/* total bytes of b's heap for one row's strings, taken at once: *h and
- * *off where they start (nothing when total is 0). */
-static int reserve_strings(weir_batch *b, size_t total, char **h, uint32_t *off)
-{
-    weir_strref at = {0, 0};
-    int rc = total ? weir_batch_heap_alloc(b, total, h, &at) : 0;
-    *off = at.off;
-    return rc;
+    return c->all_valid || (c->valid[row >> 3] & (1u << (row & 7)));
 }
 
 /*
- * Row src of in into row dst of o->out (columns [0, n_cols)): its strings
- * go into one piece of the heap, taken at once, rather than one
- * allocation per string.
+ * The rows emit queued, written column by column before the batch leaves:
+ * a loop over the queued rows per column costs a fraction of a loop over
+ * each row's columns (a width switch, a NULL check and the column arrays
+ * reloaded per value). Two queues, in emission order:
+ * - o->takes: input rows of o->take_in, the batch being processed (it
+ *   lives until process returns, and every send happens inside it); each
+ *   string column's bytes of all the queued rows take one piece of the heap.
+ * - o->copies: rows of o->out itself (a Top-N with the rank number emits
+ *   most rows twice, a deduplication the row it replaces when its key had a
+ *   row earlier in the batch). A copy reads a row written directly, a taken
+ *   one (so the takes go first) or an earlier copy (so in order).
+ * NULLs: a taken NULL is set as weir_batch_set_null does; a copy takes its
+ * source's bit. A column with a bitmap got it at its first NULL (every row
+ * before valid), so the bits read are the rows' own.
  */
-static int row_from_batch(rank_op *o, uint32_t dst, const weir_batch *in, uint32_t src)
+static int takes_apply(rank_op *o)
 {
+    const row_pair *tp = o->takes;
+    const uint32_t n = o->n_takes;
+    const weir_batch *in = o->take_in;
     weir_batch *b = o->out;
-    size_t total = 0;
-    for (uint32_t c = 0; c < o->n_cols; c++)
-        if (o->varlen[c] && !weir_batch_is_null(in, c, src))
-            total += WEIR_COL_STR(in, c)[src].len;
-    char *h = NULL;
-    uint32_t off = 0;
-    int rc = reserve_strings(b, total, &h, &off);
-    if (rc)
-        return rc;
-    const uint32_t base = off;
-    for (uint32_t c = 0; c < o->n_cols; c++) {
-        if (weir_batch_is_null(in, c, src)) {
-            weir_batch_set_null(b, c, dst);
-        } else if (o->varlen[c]) {
-            weir_strref r = WEIR_COL_STR(in, c)[src];
-            if (r.len)
-                memcpy(h + (off - base), in->heap + r.off, r.len);
-            WEIR_COL_STR(b, c)[dst] = (weir_strref){off, r.len};
-            off += r.len;
+    for (uint32_t c = 0; c < o->n_cols && n; c++) {
+        const weir_column *ic = &in->cols[c];
+        char *d = b->cols[c].data;
+        const char *s = ic->data;
+        size_t w = o->out_w[c];
+        if (o->varlen[c]) {
+            const weir_strref *sr = (const weir_strref *)(const void *)s;
+            weir_strref *dr = (weir_strref *)(void *)d;
+            size_t total = 0;
+            for (uint32_t i = 0; i < n; i++)
+                if (col_valid(ic, tp[i].src))
+                    total += sr[tp[i].src].len;
+            char *h = NULL;
+            weir_strref at = {0, 0};
+            int rc = total ? weir_batch_heap_alloc(b, total, &h, &at) : 0;
+            if (rc)
+                return rc;
+            uint32_t off = at.off;
+            for (uint32_t i = 0; i < n; i++) {
+                if (!col_valid(ic, tp[i].src))
+                    continue;
+                weir_strref r = sr[tp[i].src];
+                if (r.len)
+                    memcpy(h + (off - at.off), in->heap + r.off, r.len);
+                dr[tp[i].dst] = (weir_strref){off, r.len};
+                off += r.len;
+            }
+        } else if (w == 8) { /* BIGINT, timestamps: most fixed-width columns */
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(d + (size_t)tp[i].dst * 8, s + (size_t)tp[i].src * 8, 8);
         } else {
-            size_t w = o->out_w[c];
-            copy_fixed((char *)b->cols[c].data + (size_t)dst * w, (const char *)in->cols[c].data + (size_t)src * w, w);
+            for (uint32_t i = 0; i < n; i++)
+                copy_fixed(d + (size_t)tp[i].dst * w, s + (size_t)tp[i].src * w, w);
+        }
+        if (!ic->all_valid)
+            for (uint32_t i = 0; i < n; i++)
+                if (!col_valid(ic, tp[i].src))
+                    weir_batch_set_null(b, c, tp[i].dst);
+    }
+    o->n_takes = 0;
+    return 0;
+}
+
+static void copies_apply(rank_op *o)
+{
+    const row_pair *cp = o->copies;
+    const uint32_t n = o->n_copies;
+    weir_batch *b = o->out;
+    for (uint32_t c = 0; c < o->n_cols && n; c++) {
+        weir_column *col = &b->cols[c];
+        char *d = col->data;
+        size_t w = o->out_w[c];
+        if (w == 8) { /* BIGINT, timestamps, strings (heap references): most columns */
+            for (uint32_t i = 0; i < n; i++)
+                memcpy(d + (size_t)cp[i].dst * 8, d + (size_t)cp[i].src * 8, 8);
+        } else {
+            for (uint32_t i = 0; i < n; i++)
+                copy_fixed(d + (size_t)cp[i].dst * w, d + (size_t)cp[i].src * w, w);
+        }
+        if (!col->all_valid) {
+            uint8_t *v = col->valid;
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t s = cp[i].src, t = cp[i].dst;
+                uint8_t bit = (uint8_t)(1u << (t & 7));
+                if (v[s >> 3] & (1u << (s & 7)))
+                    v[t >> 3] |= bit;
+                else
+                    v[t >> 3] &= (uint8_t)~bit;
+            }
         }
     }
-    return 0;
+    o->n_copies = 0;
+}
+
+/* Sends o->out on (its queued rows written first) and empties it. */
+static int flush(rank_op *o, weir_op_ctx *ctx)
+{
+    int rc = takes_apply(o);
+    if (rc)
+        return rc;
+    copies_apply(o);
+    o->out_gen++;
+    o->out_bitmaps = false; /* emptied: every column all valid again */
+    return weir_op_emit_reset(ctx, o->out);
 }
 
 /*
  * A new row of o->out (sending the full batch on first) whose every column
  * the caller writes: it is marked valid, not zeroed, as emit writes each
  * value or sets it NULL (weir_batch_append_row zeroes every slot first, a
- * pass that showed in the Top-N profile).
+ * pass that showed in the Top-N profile). Only columns with a bitmap need
+ * the mark, and those exist only once a decoded row with a NULL made one
+ * (o->out_bitmaps; the queued rows mark themselves): until then the pass
+ * over the columns is skipped.
  */
 static int out_row(rank_op *o, weir_op_ctx *ctx)
 {
     weir_batch *b = o->out;
     if (weir_batch_full(b)) {
-        o->out_gen++;
-        int rc = weir_op_emit_reset(ctx, b);
+        int rc = flush(o, ctx);
         if (rc)
             return rc;
     }
     uint32_t r = b->n_rows++;
     b->key_hash_of = NULL;
-    for (uint32_t i = 0; i < b->schema->n_fields; i++) {
-        weir_column *c = &b->cols[i];
-        if (!c->all_valid)
-            c->valid[r >> 3] |= (uint8_t)(1u << (r & 7));
-    }
+    weir_column *cols = b->cols;
+    const uint32_t nf = b->schema->n_fields;
+    const uint8_t bit = (uint8_t)(1u << (r & 7));
+    for (uint32_t i = 0; i < nf && o->out_bitmaps; i++)
+        if (!cols[i].all_valid)
+            cols[i].valid[r >> 3] |= bit;
     return (int)r;
 }
 
@@ -722,12 +819,18 @@ static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uin
     if (row < 0)
         return row;
     int rc = 0;
-    if (k && k->ogen == o->out_gen)
-        row_copy_within(o, (uint32_t)row, k->orow, o->n_cols);
-    else if (k && !k->brow1)
+    if (k && k->ogen == o->out_gen) {
+        o->copies[o->n_copies++] = (row_pair){(uint32_t)row, k->orow};
+    } else if (k && !k->brow1) {
+        /* the encoding starts with the row's NULL bits (rowcodec.h) */
+        for (size_t i = 0; i < (o->n_cols + 7) / 8 && i < k->rowlen; i++)
+            o->out_bitmaps |= k->row[i] != 0;
         rc = weir__crow_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols);
-    else
-        rc = row_from_batch(o, (uint32_t)row, in, k ? k->brow1 - 1 : r);
+    } else {
+        assert(!o->n_takes || o->take_in == in);
+        o->take_in = in;
+        o->takes[o->n_takes++] = (row_pair){(uint32_t)row, k ? k->brow1 - 1 : r};
+    }
     if (rc)
         return rc;
     if (k) {
@@ -853,7 +956,14 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     int rc = c->window_end_col >= 0 ? weir_op_set_key_hashed(ctx, key, klen, o->hashes[r]) : 0;
     uint32_t n;
     rcache_ent *ce;
-    if (rc || (rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) ||
+    /* the row's sort key: made with the batch's (batch_sort_keys), else here */
+    const uint8_t *sk = o->bsk_w ? o->bsk.data + (size_t)r * o->bsk_w : NULL;
+    size_t sklen = o->bsk_w;
+    if (!rc && !sklen && !(rc = sort_key(c, in, r, &o->sk))) {
+        sk = o->sk.data;
+        sklen = o->sk.len;
+    }
+    if (rc || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) ||
         (rc = list_reserve(&ce->list, &ce->cap_list, ce->n_list + 1)))
         return rc;
     /* the partition's list, changed in place (emitting marks its rows as emitted) */
@@ -863,7 +973,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
      * a newer equal row wins (keep-last deduplication) */
     uint32_t p = 0;
     while (p < n) {
-        int cmp = sk_cmp(L[p].sk, L[p].sklen, o->sk.data, o->sk.len);
+        int cmp = sk_cmp(L[p].sk, L[p].sklen, sk, sklen);
         if (cmp > 0 || (cmp == 0 && c->ties_newer_first))
             break;
         p++;
@@ -872,11 +982,11 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     bool by_rank = c->rank_fn != WEIR_RANK_ROW_NUMBER; /* window Top-N only */
     if (p >= end && !by_rank)
         return 0; /* below the kept ranks: it can never climb back */
-    /* the row stays in the batch until the cache is written back */
-    const uint8_t *skc = sk_keep(o, o->sk.data, o->sk.len);
+    /* the row stays in the batch until the cache is written back (so do the batch's sort keys) */
+    const uint8_t *skc = o->bsk_w ? sk : sk_keep(o, sk, sklen);
     if (!skc)
         return WEIR_ENOMEM;
-    kept nk = {.sk = skc, .sklen = o->sk.len, .brow1 = r + 1};
+    kept nk = {.sk = skc, .sklen = sklen, .brow1 = r + 1};
     /* the new list: the old one with nk at p, cut at end */
     uint32_t n_new = n + 1 > end ? (uint32_t)end : n + 1;
     if (c->window_end_col >= 0) /* window Top-N: ranked now, emitted when the window ends */
@@ -957,6 +1067,58 @@ static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32
 #define PF_REC 4
 
 /*
+ * The batch's partition keys when every key column is fixed-width without
+ * NULLs in in (q18's bidder and auction, q19's auction): each key has the
+ * same width, so they are encoded column by column, a flag byte 1 and the
+ * value each, the bytes weir_key_encode gives row by row (a loop over the
+ * key's columns and a type switch per value, ~5 % of q18's instructions).
+ * Returns false, encoding nothing, when that does not hold.
+ */
+static bool fixed_keys(rank_op *o, const weir_batch *in, uint32_t n)
+{
+    const weir_keyspec *ks = &o->conf->partition;
+    size_t kw = 0;
+    for (uint32_t i = 0; i < ks->n; i++) {
+        const weir_column *c = &in->cols[ks->cols[i]];
+        if (!c->all_valid || weir_type_is_varlen(c->type.id))
+            return false;
+        kw += 1 + weir_type_size(c->type);
+    }
+    if (!ks->n || kw > KEY_MAX || weir_buf_reserve(&o->bkeys, (size_t)n * kw))
+        return false;
+    uint8_t *kb = o->bkeys.data;
+    size_t at = 0;
+    for (uint32_t i = 0; i < ks->n; i++) {
+        const weir_column *c = &in->cols[ks->cols[i]];
+        const char *d = c->data;
+        size_t w = weir_type_size(c->type);
+        uint8_t *k = kb + at;
+        if (w == 8) {
+            for (uint32_t r = 0; r < n; r++, k += kw) {
+                k[0] = 1;
+                memcpy(k + 1, d + (size_t)r * 8, 8);
+            }
+        } else {
+            for (uint32_t r = 0; r < n; r++, k += kw) {
+                k[0] = 1;
+                memcpy(k + 1, d + (size_t)r * w, w);
+            }
+        }
+        at += 1 + w;
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        o->koff[r] = (uint32_t)(r * kw);
+        o->klen[r] = (uint32_t)kw;
+    }
+    o->bkeys.len = (size_t)n * kw;
+#ifndef NDEBUG
+    uint8_t first[KEY_MAX];
+    assert(!n || (weir_key_encode(in, ks, 0, first, KEY_MAX) == kw && !memcmp(first, kb, kw)));
+#endif
+    return true;
+}
+
+/*
  * The batch's partition keys, encoded once, and their hashes - the ones the
  * keyed exchange before computed to route the rows when it keyed them the
  * same way (the same encoding, so the same hash). A key over KEY_MAX bytes
@@ -980,15 +1142,17 @@ static int batch_keys(rank_op *o, const weir_batch *in)
     }
     const weir_keyspec *ks = &o->conf->partition;
     weir_buf_clear(&o->bkeys);
-    for (uint32_t r = 0; r < n; r++) {
-        int rc = weir_buf_reserve(&o->bkeys, KEY_MAX);
-        if (rc)
-            return rc;
-        size_t klen = weir_key_encode(in, ks, r, o->bkeys.data + o->bkeys.len, KEY_MAX);
-        o->koff[r] = (uint32_t)o->bkeys.len;
-        o->klen[r] = klen > KEY_MAX ? KEY_MAX + 1 : (uint32_t)klen;
-        if (klen <= KEY_MAX)
-            o->bkeys.len += klen;
+    if (!fixed_keys(o, in, n)) {
+        for (uint32_t r = 0; r < n; r++) {
+            int rc = weir_buf_reserve(&o->bkeys, KEY_MAX);
+            if (rc)
+                return rc;
+            size_t klen = weir_key_encode(in, ks, r, o->bkeys.data + o->bkeys.len, KEY_MAX);
+            o->koff[r] = (uint32_t)o->bkeys.len;
+            o->klen[r] = klen > KEY_MAX ? KEY_MAX + 1 : (uint32_t)klen;
+            if (klen <= KEY_MAX)
+                o->bkeys.len += klen;
+        }
     }
     const weir_keyspec *hk = in->key_hash_of;
     if (hk && hk->n == ks->n && !memcmp(hk->cols, ks->cols, ks->n * sizeof *ks->cols)) {
@@ -1002,12 +1166,66 @@ static int batch_keys(rank_op *o, const weir_batch *in)
     return 0;
 }
 
+/*
+ * The batch's sort keys at once, when every ORDER BY column is a BIGINT,
+ * INT, DATE, TIME or timestamp without NULLs in in (q18's dateTime, q19's
+ * price): each key is then a flag byte 1 and 8 sortable bytes per column
+ * (weir__sort_key_col), all of one width, written column by column into
+ * o->bsk, which stays until the batch's cache is written back, so the lists
+ * point into it rather than into copies (sk_keep). Else (or without
+ * memory) o->bsk_w is 0 and apply_row makes each row's key.
+ */
+static void batch_sort_keys(rank_op *o, const weir_batch *in)
+{
+    const weir_rank_config *c = o->conf;
+    const uint32_t n = in->n_rows, kw = 9 * c->n_order;
+    o->bsk_w = 0;
+    for (uint32_t i = 0; i < c->n_order; i++) {
+        const weir_column *col = &in->cols[c->order_cols[i]];
+        weir_type_id t = col->type.id;
+        if (!col->all_valid || !(t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_TIMESTAMP || t == WEIR_TYPE_TIMESTAMP_LTZ ||
+                                 t == WEIR_TYPE_INT || t == WEIR_TYPE_DATE || t == WEIR_TYPE_TIME))
+            return;
+    }
+    weir_buf_clear(&o->bsk);
+    if (!kw || weir_buf_reserve(&o->bsk, (size_t)n * kw))
+        return;
+    for (uint32_t i = 0; i < c->n_order; i++) {
+        const weir_column *col = &in->cols[c->order_cols[i]];
+        const uint64_t inv = c->order_desc[i] ? ~UINT64_C(0) : 0, sign = UINT64_C(1) << 63;
+        uint8_t *k = o->bsk.data + 9 * i;
+        if (weir_type_size(col->type) == 8) {
+            const int64_t *v = col->data;
+            for (uint32_t r = 0; r < n; r++, k += kw) {
+                uint64_t x = be64((uint64_t)v[r] ^ sign) ^ inv;
+                k[0] = 1;
+                memcpy(k + 1, &x, 8);
+            }
+        } else {
+            const int32_t *v = col->data;
+            for (uint32_t r = 0; r < n; r++, k += kw) {
+                uint64_t x = be64((uint64_t)(int64_t)v[r] ^ sign) ^ inv;
+                k[0] = 1;
+                memcpy(k + 1, &x, 8);
+            }
+        }
+    }
+    o->bsk.len = (size_t)n * kw;
+    o->bsk_w = kw;
+#ifndef NDEBUG
+    int rc = n ? sort_key(c, in, 0, &o->sk) : 0;
+    assert(rc || !n || (o->sk.len == kw && !memcmp(o->sk.data, o->bsk.data, kw)));
+#endif
+}
+
 static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     (void)input;
     rank_op *o = op;
     bool windowed = o->conf->window_end_col >= 0;
     int rc = batch_keys(o, in);
+    if (!o->conf->retract)
+        batch_sort_keys(o, in);
     uint32_t n = in->n_rows;
     for (uint32_t r = 0; r < n && r < PF_SLOT && !rc; r++)
         weir__state_prefetch(o->st, o->hashes[r], 0);
@@ -1020,7 +1238,12 @@ static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     }
     int frc = cache_flush(o, ctx, in);
     rc = rc ? rc : frc;
-    return rc ? rc : flush(o, ctx);
+    if (rc) { /* the queued rows of a failed batch are not written; in dies with it */
+        o->n_takes = 0;
+        o->n_copies = 0;
+        return rc;
+    }
+    return flush(o, ctx);
 }
 
 /* Window Top-N: the window ended; its ranks [start, end] come out once, then its state goes. */
@@ -1072,12 +1295,17 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&o->row);
     weir_buf_init(&o->ckeys);
     weir_buf_init(&o->bkeys);
+    weir_buf_init(&o->bsk);
     o->out = weir_batch_create(c->out_schema, info->batch_size);
     o->out_w = weir_malloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1);
     if (!o->out_w)
         return WEIR_ENOMEM;
     o->varlen = weir_calloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1, sizeof *o->varlen);
     if (!o->varlen)
+        return WEIR_ENOMEM;
+    o->takes = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->takes);
+    o->copies = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->copies);
+    if (!o->takes || !o->copies)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < c->out_schema->n_fields; i++) {
         o->out_w[i] = (uint8_t)weir_type_size(c->out_schema->fields[i].type);
@@ -1168,6 +1396,8 @@ static void rank_close(void *op)
     weir_batch_destroy(o->out);
     weir_free(o->out_w);
     weir_free(o->varlen);
+    weir_free(o->takes);
+    weir_free(o->copies);
     weir__tz_free(o->tz);
     weir_buf_fini(&o->copy);
     weir_buf_fini(&o->val);
@@ -1175,6 +1405,7 @@ static void rank_close(void *op)
     weir_buf_fini(&o->row);
     weir_buf_fini(&o->ckeys);
     weir_buf_fini(&o->bkeys);
+    weir_buf_fini(&o->bsk);
     weir_free(o->koff);
     weir_free(o->klen);
     for (uint32_t k = 0; k < o->cap_ents; k++) {
