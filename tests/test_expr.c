@@ -200,6 +200,11 @@ Test(expr, in_exact_numbers)
     cr_assert_str_eq(buf, "(IN $0 -3 2 12345678901234567890123456789012345678)");
     weir_expr_format(F("NOT IN", d, I(2), N("1.5"), NULL), buf, sizeof buf);
     cr_assert_str_eq(buf, "(NOT (IN $1 1.5000 2.0000))");
+    /* an operand of a smaller scale is scaled up to the set's, where it stays 64-bit */
+    weir_expr *i;
+    cr_assert_eq(weir_expr_column(A, 2, weir_type_make(WEIR_TYPE_INT, true), &i, &ERR), 0);
+    weir_expr_format(F("IN", i, N("1.5"), I(2), NULL), buf, sizeof buf);
+    cr_assert_str_eq(buf, "(IN (CAST DECIMAL(11, 1) $2) 1.5 2.0)");
     /* a 38-digit integer beside 1.5 fits no DECIMAL of 38 digits: compared one by one */
     weir_expr_format(F("IN", c, N(big), N("1.5"), NULL), buf, sizeof buf);
     cr_assert_str_eq(buf, "(OR (= $0 12345678901234567890123456789012345678) (= $0 1.5))");

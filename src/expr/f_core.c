@@ -1052,12 +1052,21 @@ static int bind_in(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_
         nullable |= args[i]->type.nullable || args[i]->type.id == WEIR_TYPE_NULL;
     }
     if (exact && all_lit && in_set_type(args, n, &t)) {
-        /* the literals as one DECIMAL that holds each; the probe as it is (an INT as a BIGINT, for cmp_at) */
+        /* the literals as one DECIMAL that holds each */
         for (uint32_t i = 1; i < n; i++)
             if (weir__coerce(a, &args[i], t, err))
                 return err->code;
-        if (args[0]->type.id == WEIR_TYPE_INT &&
-            weir__coerce(a, &args[0], tmake(WEIR_TYPE_BIGINT, args[0]->type.nullable), err))
+        /*
+         * The operand at the set's scale when that is a 64-bit DECIMAL too
+         * (scaled up, every value fits: cmp_at compares them unscaled), else
+         * as it is (an INT as a BIGINT, for cmp_at), compared exactly.
+         */
+        int p, sc;
+        weir__dec_ps(args[0]->type, &p, &sc);
+        weir_type pt = tmake(WEIR_TYPE_BIGINT, args[0]->type.nullable);
+        if (sc < t.scale && !weir_type_is_wide(t) && p - sc + t.scale <= 18)
+            pt = weir_type_decimal((uint8_t)(p - sc + t.scale), t.scale, args[0]->type.nullable);
+        if ((pt.id == WEIR_TYPE_DECIMAL || args[0]->type.id == WEIR_TYPE_INT) && weir__coerce(a, &args[0], pt, err))
             return err->code;
     } else if (exact) {
         all_lit = false;
