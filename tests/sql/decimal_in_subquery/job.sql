@@ -17,6 +17,9 @@
 --     (NULL and NULL); not 1, whose 38-digit a has no room in the
 --     DECIMAL(38, 4) key (that pair is compared in the join's condition,
 --     not as a key, lest its NULL key meet b's NULL).
+--   out_val: IN subqueries as values (joined to the rows, counted):
+--     c IN rn.d, a IN rn.b, id = 1 OR c NOT IN rn.d per row:
+--     1: F F T   2: F T T   3: T F F   4: T F F   5: NULL NULL NULL.
 CREATE TABLE l (id INT, a DECIMAL(38, 0), c BIGINT) WITH ('connector' = 'filesystem', 'path' = 'l.csv', 'format' = 'csv');
 CREATE TABLE ln (id INT NOT NULL, a DECIMAL(38, 0) NOT NULL, c BIGINT NOT NULL) WITH (
   'connector' = 'filesystem', 'path' = 'ln.csv', 'format' = 'csv');
@@ -30,6 +33,8 @@ CREATE TABLE out_not_in_c (id INT) WITH ('connector' = 'filesystem', 'path' = 'o
 CREATE TABLE out_not_in_c_null (id INT) WITH (
   'connector' = 'filesystem', 'path' = 'out_not_in_c_null', 'format' = 'debezium-json');
 CREATE TABLE out_nd (id INT) WITH ('connector' = 'filesystem', 'path' = 'out_nd', 'format' = 'debezium-json');
+CREATE TABLE out_val (id INT, c_in BOOLEAN, a_in BOOLEAN, c_not_in BOOLEAN) WITH (
+  'connector' = 'filesystem', 'path' = 'out_val', 'format' = 'debezium-json');
 CREATE TABLE out_join (id INT, d STRING) WITH ('connector' = 'filesystem', 'path' = 'out_join', 'format' = 'debezium-json');
 
 EXECUTE STATEMENT SET BEGIN
@@ -40,4 +45,6 @@ EXECUTE STATEMENT SET BEGIN
   INSERT INTO out_not_in_c_null SELECT id FROM l WHERE c NOT IN (SELECT d FROM rn);
   INSERT INTO out_join SELECT id, CAST(d AS STRING) FROM l JOIN r ON l.c = r.d;
   INSERT INTO out_nd SELECT id FROM l JOIN r ON l.a IS NOT DISTINCT FROM r.b;
+  INSERT INTO out_val SELECT id, c IN (SELECT d FROM rn), a IN (SELECT b FROM rn), id = 1 OR c NOT IN (SELECT d FROM rn)
+    FROM l;
 END;
