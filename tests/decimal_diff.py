@@ -3,7 +3,9 @@
 Python's decimal module (tests/test_decimal_diff.sh runs it).
 
 Each case draws two DECIMAL types and rows of random values, runs one weir
-job that computes + - * / %, a CAST, comparisons, and SUM / AVG / COUNT per
+job that computes + - * / %, a CAST, comparisons, IN and NOT IN (over
+columns of different scales and over lists of literals: values of the data
+at more digits of scale, 38-digit integers, 1.5, NULL), and SUM / AVG / COUNT per
 key, MIN / MAX / FIRST_VALUE / LAST_VALUE / COUNT, SUM and AVG with
 DISTINCT of a DECIMAL of 19-38 digits (NULLs and repeated values) per key
 and per key and 10-second TUMBLE window, and compares the printed rows with what Flink's rules give, computed
@@ -13,7 +15,10 @@ here with no code of weir's:
   values exact, rounded HALF_UP to the result scale, NULL when they need more
   digits than the precision; SUM is DECIMAL(38, s), AVG DECIMAL(38, max(6, s));
   printed as Java's BigDecimal.toString (Python's str of a Decimal is the
-  same notation).
+  same notation);
+  x IN (v1, ...) compares exact numbers exactly, each at its own scale, as
+  x = v1 OR ...: TRUE when one equals x, else NULL when x or one is NULL,
+  else FALSE; NOT IN is its NOT.
 """
 import decimal
 import os
@@ -69,6 +74,59 @@ def rand_dec(rng, p, s, nonzero=False):
             return Decimal(u).scaleb(-s)
 
 
+def lit(v, extra):
+    """v as a SQL literal with extra more digits of scale (at most 38 digits), or None when it has no room."""
+    sv = max(0, -v.as_tuple().exponent) + extra
+    intd = len(str(abs(int(v)))) if abs(v) >= 1 else 1
+    if intd + sv > 38:
+        return None
+    return format(v.quantize(Decimal(1).scaleb(-sv)), "f")
+
+
+def rand_list(rng, pools, n):
+    """n literals (text, value): values of the pools at more scale, 38-digit integers, 1.5, small integers, NULL."""
+    out = []
+    while len(out) < n:
+        r = rng.random()
+        if r < 0.55:
+            pool = rng.choice(pools)
+            v = rng.choice(pool) if pool else None
+            if v is None:
+                continue
+            t = lit(v, rng.choice([0, 0, 1, 3]))
+            if t is None:
+                continue
+            out.append((t, Decimal(t)))
+        elif r < 0.7:
+            u = rng.randint(10 ** 37, 10 ** 38 - 1) * rng.choice([1, -1])
+            out.append((str(u), Decimal(u)))
+        elif r < 0.8:
+            out.append(("1.5", Decimal("1.5")))
+        elif r < 0.9:
+            u = rng.randint(-3, 3)
+            out.append((str(u), Decimal(u)))
+        else:
+            out.append(("NULL", None))
+    return out
+
+
+def in_list(x, vals):
+    """x IN (vals), three-valued; None for NULL."""
+    if x is None:
+        return None
+    if any(v is not None and v == x for v in vals):
+        return True
+    return None if any(v is None for v in vals) else False
+
+
+def not3(b):
+    return None if b is None else not b
+
+
+def show_bool(b):
+    return "null" if b is None else "true" if b else "false"
+
+
 WIDE_AGGS = ("MIN(w), MAX(w), FIRST_VALUE(w), LAST_VALUE(w), COUNT(DISTINCT w), SUM(DISTINCT w), "
              "AVG(DISTINCT w)")
 
@@ -107,6 +165,18 @@ def run_case(case):
             f.write("%d,%s,%s,%s,%s,1970-01-01 %02d:%02d:%02d\n" % (
                 i, k, format(a, "f"), format(b, "f"), "" if w is None else format(w, "f"),
                 i // 3600, i // 60 % 60, i % 60))
+    # IN / NOT IN: over columns of other scales (x = v1 OR ...), over literal lists (a set, or one by one)
+    pools = [[a for _, _, a, _ in data], [b for _, _, _, b in data], [w for w in ws if w is not None]]
+    probe = rng.choice(["a", "b", "w"])  # the literal list's operand (w: more than 18 digits)
+    lists = [rand_list(rng, pools, rng.randint(1, 4)) for _ in range(3)]
+    ids = [str(i) + rng.choice(["", ".0", ".000", ".5"]) for i in rng.sample(range(rows), 3)]
+    ids = [(t, Decimal(t)) for t in ids] + lists[2][:1]  # a BIGINT against decimals
+    in_sql = ["a IN (b, %s)" % ", ".join(t for t, _ in lists[0]),
+              "%s IN (%s)" % (probe, ", ".join(t for t, _ in lists[1])),
+              "%s NOT IN (%s)" % (probe, ", ".join(t for t, _ in lists[2])),
+              "w NOT IN (a, b)",
+              "b IN (w, %s)" % ", ".join(t for t, _ in lists[0]),
+              "id IN (%s)" % ", ".join(t for t, _ in ids)]
     ops = ["+", "-", "*", "/", "%"]
     types = [rtype(op, p1, s1, p2, s2) for op in ops]
     sql = [
@@ -116,13 +186,14 @@ def run_case(case):
         "CREATE TABLE m (k STRING, mn DECIMAL(%d, %d), mx DECIMAL(%d, %d), f DECIMAL(%d, %d), l DECIMAL(%d, %d), "
         "cd BIGINT, sd DECIMAL(38, %d), ad DECIMAL(38, %d)) WITH ('connector' = 'print');"
         % (pw, sw, pw, sw, pw, sw, pw, sw, sw, max(6, sw)),
-        "CREATE TABLE o (id BIGINT, %s, c DECIMAL(%d, %d), lt BOOLEAN, eq BOOLEAN) "
+        "CREATE TABLE o (id BIGINT, %s, c DECIMAL(%d, %d), lt BOOLEAN, eq BOOLEAN, %s) "
         "WITH ('connector' = 'print');"
-        % (", ".join("r%d DECIMAL(%d, %d)" % (j, p, s) for j, (p, s) in enumerate(types)), p3, s3),
+        % (", ".join("r%d DECIMAL(%d, %d)" % (j, p, s) for j, (p, s) in enumerate(types)), p3, s3,
+           ", ".join("in%d BOOLEAN" % j for j in range(len(in_sql)))),
         "CREATE TABLE g (k STRING, sa DECIMAL(38, %d), sb DECIMAL(38, %d), aa DECIMAL(38, %d), n BIGINT) "
         "WITH ('connector' = 'print');" % (s1, s2, max(6, s1)),
-        "INSERT INTO o SELECT id, a + b, a - b, a * b, a / b, a %% b, CAST(a AS DECIMAL(%d, %d)), a < b, a = b FROM t;"
-        % (p3, s3),
+        "INSERT INTO o SELECT id, a + b, a - b, a * b, a / b, a %% b, CAST(a AS DECIMAL(%d, %d)), a < b, a = b, "
+        "%s FROM t;" % (p3, s3, ", ".join(in_sql).replace("%", "%%")),
         "INSERT INTO g SELECT k, SUM(a), SUM(b), AVG(a), COUNT(*) FROM t GROUP BY k;",
         "INSERT INTO m SELECT CONCAT('m-', k), %s FROM t GROUP BY k;" % WIDE_AGGS,
         "INSERT INTO m SELECT CONCAT('w-', k, '-', CAST(window_start AS STRING)), %s "
@@ -131,11 +202,17 @@ def run_case(case):
     ]
     case.write("job.sql", "\n".join(sql) + "\n")
     want = []
-    for i, k, a, b in data:
+    for (i, k, a, b), w in zip(data, ws):
         vals = [a + b, a - b, a * b, a / b, a % b]
         cells = [show(fit(v, p, s)) for v, (p, s) in zip(vals, types)]
         cells.append(show(fit(a, p3, s3)))
         cells += ["true" if a < b else "false", "true" if a == b else "false"]
+        x = {"a": a, "b": b, "w": w}[probe]
+        ins = [in_list(a, [b] + [v for _, v in lists[0]]), in_list(x, [v for _, v in lists[1]]),
+               not3(in_list(x, [v for _, v in lists[2]])), not3(in_list(w, [a, b])),
+               in_list(b, [w] + [v for _, v in lists[0]]), in_list(Decimal(i), [v for _, v in ids])]
+        cells += [show_bool(v) for v in ins]
+        case.counts.update("IN %s" % show_bool(v) for v in ins)
         want.append("+I[%d, %s]" % (i, ", ".join(cells)))
     # The group aggregate's final rows: the last +I/+U per key.
     final = {}
@@ -160,7 +237,8 @@ def run_case(case):
     rocks = rng.random() < 0.4  # accumulators through their serialised form
     r = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch=batch, rocksdb=rocks))
     case.note = "(types a DECIMAL(%d, %d), b DECIMAL(%d, %d), cast DECIMAL(%d, %d), w DECIMAL(%d, %d), " \
-        "parallelism %d, batch %s, rocksdb %s)" % (p1, s1, p2, s2, p3, s3, pw, sw, par, batch, rocks)
+        "parallelism %d, batch %s, rocksdb %s; %s)" % (p1, s1, p2, s2, p3, s3, pw, sw, par, batch, rocks,
+                                                       "; ".join(in_sql))
     if r.returncode != 0:
         return [diffrun.failed_run(r)]
     got, got_g = [], {}

@@ -180,6 +180,38 @@ Test(expr, between_in)
     cr_assert_str_eq(EV(F("IN", NULT(WEIR_TYPE_INT), I(1), NULL)), "NULL");
 }
 
+/* IN over exact numbers compares each value at its own scale, as = does:
+ * no common type need hold a 38-digit integer and 1.5 at once. */
+Test(expr, in_exact_numbers)
+{
+    const char *big = "12345678901234567890123456789012345678";
+    cr_assert_str_eq(EV(F("IN", N(big), N("1.5"), N(big), NULL)), "TRUE");
+    cr_assert_str_eq(EV(F("IN", N(big), N("1.5"), I(2), NULL)), "FALSE");
+    cr_assert_str_eq(EV(F("NOT IN", N(big), N("1.5"), NUL(), NULL)), "NULL");
+    cr_assert_str_eq(EV(F("IN", I(2), N("2.0000"), N("1.5"), NULL)), "TRUE");
+    cr_assert_str_eq(EV(F("IN", L(9007199254740993LL), N("9007199254740992.0"), NULL)), "FALSE");
+    cr_assert_str_eq(EV(F("IN", L(9007199254740993LL), N("9007199254740993.00"), NULL)), "TRUE");
+    weir_expr *c, *d;
+    cr_assert_eq(weir_expr_column(A, 0, weir_type_decimal(38, 0, true), &c, &ERR), 0);
+    cr_assert_eq(weir_expr_column(A, 1, weir_type_decimal(12, 4, true), &d, &ERR), 0);
+    char buf[256];
+    /* literals that one DECIMAL holds: a set in it, the operand as it is */
+    weir_expr_format(F("IN", c, N(big), I(-3), I(2), NULL), buf, sizeof buf);
+    cr_assert_str_eq(buf, "(IN $0 -3 2 12345678901234567890123456789012345678)");
+    weir_expr_format(F("NOT IN", d, I(2), N("1.5"), NULL), buf, sizeof buf);
+    cr_assert_str_eq(buf, "(NOT (IN $1 1.5000 2.0000))");
+    /* an operand of a smaller scale is scaled up to the set's, where it stays 64-bit */
+    weir_expr *i;
+    cr_assert_eq(weir_expr_column(A, 2, weir_type_make(WEIR_TYPE_INT, true), &i, &ERR), 0);
+    weir_expr_format(F("IN", i, N("1.5"), I(2), NULL), buf, sizeof buf);
+    cr_assert_str_eq(buf, "(IN (CAST DECIMAL(11, 1) $2) 1.5 2.0)");
+    /* a 38-digit integer beside 1.5 fits no DECIMAL of 38 digits: compared one by one */
+    weir_expr_format(F("IN", c, N(big), N("1.5"), NULL), buf, sizeof buf);
+    cr_assert_str_eq(buf, "(OR (= $0 12345678901234567890123456789012345678) (= $0 1.5))");
+    weir_expr_format(F("IN", c, d, N("1.5"), NULL), buf, sizeof buf);
+    cr_assert_str_eq(buf, "(OR (= $0 $1) (= $0 1.5))");
+}
+
 Test(expr, conditional_functions)
 {
     cr_assert_str_eq(EV(F("COALESCE", NUL(), NULT(WEIR_TYPE_INT), I(3), I(4), NULL)), "3");

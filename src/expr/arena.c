@@ -12,7 +12,7 @@
 typedef struct ablock {
     struct ablock *next;
     size_t cap, used;
-    char data[];
+    _Alignas(16) char data[]; /* allocations are 16-byte aligned: a 128-bit DECIMAL may live there */
 } ablock;
 
 typedef struct adtor {

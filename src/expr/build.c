@@ -511,13 +511,14 @@ int weir_expr_call(weir_expr_arena *a, const char *name, weir_expr *const *args,
 
 /*
  * DECIMALs of more than 18 digits (128-bit values) are supported by the
- * arithmetic, comparisons, NULL tests, CAST and the conditional forms; other
- * functions refuse them by name rather than read them as 64-bit values.
+ * arithmetic, comparisons (IN included), NULL tests, CAST and the
+ * conditional forms; other functions refuse them by name rather than read
+ * them as 64-bit values.
  */
 static int wide_decimal_ok(const weir_expr *e, const char *name, weir_error *err)
 {
     static const char *const ok[] = {"+", "-", "*", "/", "%", "MOD", "=", "<>", "!=", "<", "<=", ">", ">=",
-                                     "IS NULL", "IS NOT NULL", "IS DISTINCT FROM", "IS NOT DISTINCT FROM",
+                                     "IS NULL", "IS NOT NULL", "IS DISTINCT FROM", "IS NOT DISTINCT FROM", "IN",
                                      "CAST", "TRY_CAST", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING",
                                      "ABS", "SIGN", "PRINTF", "$AVG", NULL};
     if (!e || e->kind != N_CALL)

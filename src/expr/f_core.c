@@ -960,6 +960,8 @@ static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, con
 
 static size_t inset_width(weir_type t)
 {
+    if (weir_type_is_wide(t))
+        return sizeof(weir_i128);
     return weir_type_is_varlen(t.id) ? sizeof(xstr) : t.id == WEIR_TYPE_BOOLEAN ? 1 : weir_type_width(t.id) == 4 ? 4 : 8;
 }
 
@@ -985,25 +987,94 @@ static int sort_idx_cmp(const void *pa, const void *pb)
     return cmp_at(g_sort_vec, *(const uint32_t *)pa, g_sort_vec, *(const uint32_t *)pb);
 }
 
+/*
+ * Whether IN compares exactly, each value at its own scale, as = does:
+ * exact numbers (NULLs aside) of which one is a DECIMAL. No common type
+ * holds both a 38-digit DECIMAL(38, 0) and 1.5, so none is cast to one.
+ */
+static bool in_exact(weir_expr *const *args, uint32_t n)
+{
+    bool dec = false;
+    for (uint32_t i = 0; i < n; i++) {
+        if (args[i]->type.id == WEIR_TYPE_NULL)
+            continue;
+        if (args[i]->iv || !weir__is_exact(args[i]->type.id))
+            return false;
+        dec |= args[i]->type.id == WEIR_TYPE_DECIMAL;
+    }
+    return dec;
+}
+
+/*
+ * The DECIMAL an exact IN's literal list is kept in: the integral digits of
+ * every literal and the largest scale of all the values, the probe's too
+ * (so that a probe of that scale compares unscaled), else of the literals;
+ * false when even that passes 38 digits (the list is then compared value
+ * by value). Every literal fits it without rounding.
+ */
+static bool in_set_type(weir_expr *const *args, uint32_t n, weir_type *out)
+{
+    int d = 0, s_lit = 0, s_all = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (args[i]->type.id == WEIR_TYPE_NULL)
+            continue;
+        int p, s;
+        weir__dec_ps(args[i]->type, &p, &s);
+        s_all = s > s_all ? s : s_all;
+        if (i == 0)
+            continue;
+        s_lit = s > s_lit ? s : s_lit;
+        d = p - s > d ? p - s : d;
+    }
+    int s = d + s_all <= WEIR_DEC_MAX_PRECISION ? s_all : s_lit;
+    if (d + s > WEIR_DEC_MAX_PRECISION)
+        return false;
+    *out = weir_type_decimal((uint8_t)(d + s > 0 ? d + s : 1), (uint8_t)s, false);
+    return true;
+}
+
 static int bind_in(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out, weir_error *err)
 {
     if (n < 2)
         return weir__bad_args(f, args, n, err);
     bool neg = f->param != 0;
-    weir_type t;
+    bool exact = in_exact(args, n);
+    weir_type t = tmake(WEIR_TYPE_NULL, true);
     uint8_t iv;
-    int crc = common_all(a, f, args, n, true, &t, &iv, err);
-    if (crc)
-        return crc;
+    if (!exact) {
+        int crc = common_all(a, f, args, n, true, &t, &iv, err);
+        if (crc)
+            return crc;
+    }
     bool all_lit = true, nullable = args[0]->type.nullable;
     for (uint32_t i = 1; i < n; i++) {
         all_lit &= args[i]->kind == N_LITERAL;
         nullable |= args[i]->type.nullable || args[i]->type.id == WEIR_TYPE_NULL;
     }
+    if (exact && all_lit && in_set_type(args, n, &t)) {
+        /* the literals as one DECIMAL that holds each */
+        for (uint32_t i = 1; i < n; i++)
+            if (weir__coerce(a, &args[i], t, err))
+                return err->code;
+        /*
+         * The operand at the set's scale when that is a 64-bit DECIMAL too
+         * (scaled up, every value fits: cmp_at compares them unscaled), else
+         * as it is (an INT as a BIGINT, for cmp_at), compared exactly.
+         */
+        int p, sc;
+        weir__dec_ps(args[0]->type, &p, &sc);
+        weir_type pt = tmake(WEIR_TYPE_BIGINT, args[0]->type.nullable);
+        if (sc < t.scale && !weir_type_is_wide(t) && p - sc + t.scale <= 18)
+            pt = weir_type_decimal((uint8_t)(p - sc + t.scale), t.scale, args[0]->type.nullable);
+        if ((pt.id == WEIR_TYPE_DECIMAL || args[0]->type.id == WEIR_TYPE_INT) && weir__coerce(a, &args[0], pt, err))
+            return err->code;
+    } else if (exact) {
+        all_lit = false;
+    }
     if (t.id == WEIR_TYPE_NULL)
         t = tmake(WEIR_TYPE_BOOLEAN, true);
     if (!all_lit) {
-        /* General form: x = e1 OR x = e2 ... */
+        /* General form: x = e1 OR x = e2 ... (= compares exact numbers exactly) */
         weir_expr *acc2 = NULL;
         for (uint32_t i = 1; i < n; i++) {
             weir_expr *eq;

@@ -182,14 +182,30 @@ static int side_mask(const rel *j, uint32_t n_left, const weir_sql_expr *e)
 
 static bool is_int(weir_type_id t) { return t == WEIR_TYPE_INT || t == WEIR_TYPE_BIGINT; }
 
-/* The type both keys are compared in, or false when they cannot be compared. */
+/* The integral digits of an exact number's type: an INT as DECIMAL(10, 0), a BIGINT as DECIMAL(19, 0). */
+static int int_digits(weir_type t)
+{
+    return t.id == WEIR_TYPE_INT ? 10 : t.id == WEIR_TYPE_BIGINT ? 19 : t.precision - t.scale;
+}
+
+/*
+ * The type both keys are compared in, or false when they cannot be compared.
+ * Exact numbers meet exactly: as a DECIMAL with the integral digits of both
+ * and the larger scale, an integer beside a DECIMAL too (as DOUBLEs,
+ * 9007199254740993 would meet 9007199254740992.0). Past 38 digits the integral
+ * digits are cut, never the scale: a key then too long for the type is NULL
+ * and meets nothing, as it equals no value of the other side (whose
+ * integral digits all fit).
+ */
 static bool common_type(weir_type a, weir_type b, weir_type *out)
 {
     if (a.id == b.id && a.precision == b.precision && a.scale == b.scale) {
         *out = a;
-    } else if (a.id == b.id && a.id == WEIR_TYPE_DECIMAL) {
-        int sc = a.scale > b.scale ? a.scale : b.scale;
-        int dg = a.precision - a.scale > b.precision - b.scale ? a.precision - a.scale : b.precision - b.scale;
+    } else if ((a.id == WEIR_TYPE_DECIMAL && (b.id == WEIR_TYPE_DECIMAL || is_int(b.id))) ||
+               (b.id == WEIR_TYPE_DECIMAL && is_int(a.id))) {
+        int sa = a.id == WEIR_TYPE_DECIMAL ? a.scale : 0, sb = b.id == WEIR_TYPE_DECIMAL ? b.scale : 0;
+        int sc = sa > sb ? sa : sb;
+        int dg = int_digits(a) > int_digits(b) ? int_digits(a) : int_digits(b);
         int p = dg + sc > 38 ? 38 : dg + sc < 18 ? 18 : dg + sc;
         *out = weir_type_decimal((uint8_t)p, (uint8_t)(sc > p ? p : sc), true);
     } else if (is_int(a.id) && is_int(b.id)) {
@@ -203,6 +219,15 @@ static bool common_type(weir_type a, weir_type b, weir_type *out)
     }
     out->nullable = true;
     return true;
+}
+
+/* Whether every value of type t fits the key type kt (a DECIMAL may have fewer integral digits). */
+static bool key_holds(weir_type kt, weir_type t)
+{
+    if (kt.id != WEIR_TYPE_DECIMAL || (t.id != WEIR_TYPE_DECIMAL && !is_int(t.id)))
+        return true;
+    int ts = t.id == WEIR_TYPE_DECIMAL ? t.scale : 0;
+    return int_digits(t) <= kt.precision - kt.scale && ts <= kt.scale;
 }
 
 /* One input of the join: its rel, the key expressions, and the projection adding computed keys. */
@@ -1612,6 +1637,11 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
                                       "cannot join on a %s and a %s: add a CAST to one side",
                                       weir_type_format(weir_expr_type(bl), a, sizeof a),
                                       weir_type_format(weir_expr_type(br), b, sizeof b));
+                }
+                if (nsafe && (!key_holds(kt[n_keys], weir_expr_type(bl)) || !key_holds(kt[n_keys], weir_expr_type(br)))) {
+                    /* a key too long for the type is NULL, and would meet a NULL: decided exactly in the residual */
+                    resid[n_resid++] = e;
+                    continue;
                 }
                 sd[0].keys[n_keys] = bl;
                 sd[1].keys[n_keys] = br;

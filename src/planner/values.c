@@ -4,8 +4,9 @@
  *
  * Each cell is a constant expression, evaluated once at plan time. A
  * column's type is the common type of its cells (Flink's least restrictive
- * type: INT < BIGINT < DECIMAL < DOUBLE for numbers; the other types must
- * agree); a NULL cell makes it nullable. Columns are named EXPR$0, EXPR$1,
+ * type, as a set operation's: INT < BIGINT < DECIMAL < DOUBLE for numbers,
+ * weir_type_numeric_common; the other types must agree); a NULL cell makes
+ * it nullable. Columns are named EXPR$0, EXPR$1,
  * ... unless the FROM item renames them (AS t(a, b)). The rows come from a
  * one-split source on one subtask, in the order written; the table has no
  * time attribute.
@@ -124,23 +125,12 @@ static const weir_source_class values_class = {
 
 /* ---- planning ---- */
 
-static bool is_number(weir_type_id t)
-{
-    return t == WEIR_TYPE_INT || t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_DECIMAL || t == WEIR_TYPE_DOUBLE;
-}
-
-static int rank_of(weir_type_id t)
-{
-    return t == WEIR_TYPE_INT ? 0 : t == WEIR_TYPE_BIGINT ? 1 : t == WEIR_TYPE_DECIMAL ? 2 : 3;
-}
-
 /* The common type of column c's cells (WEIR_TYPE_NULL when every cell is NULL). */
 static int column_type(plan_ctx *pc, const weir_sql_query *q, weir_expr **cells, uint32_t n_cols, uint32_t c,
                        weir_type *out)
 {
     weir_type t = weir_type_make(WEIR_TYPE_NULL, true);
     bool nullable = false;
-    int scale = 0, digits = 0; /* DECIMAL: largest scale and integer digits */
     for (uint32_t r = 0; r < q->u.values.n_rows; r++) {
         weir_type ct = weir_expr_type(cells[r * n_cols + c]);
         if (ct.id == WEIR_TYPE_NULL) {
@@ -148,21 +138,13 @@ static int column_type(plan_ctx *pc, const weir_sql_query *q, weir_expr **cells,
             continue;
         }
         nullable |= ct.nullable;
-        if (ct.id == WEIR_TYPE_DECIMAL) {
-            scale = ct.scale > scale ? ct.scale : scale;
-            digits = ct.precision - ct.scale > digits ? ct.precision - ct.scale : digits;
-        } else if (ct.id == WEIR_TYPE_INT || ct.id == WEIR_TYPE_BIGINT) {
-            digits = digits < 19 ? 19 : digits;
-        }
         if (t.id == WEIR_TYPE_NULL) {
             t = ct;
             continue;
         }
-        if (is_number(t.id) && is_number(ct.id)) {
-            if (rank_of(ct.id) > rank_of(t.id))
-                t = ct;
+        /* numbers widen as a set operation's columns do: INT and DECIMAL(2, 1) to DECIMAL(11, 1) */
+        if (!weir_type_interval(t) && !weir_type_interval(ct) && weir_type_numeric_common(t, ct, &t))
             continue;
-        }
         bool same = t.id == ct.id || ((t.id == WEIR_TYPE_TIMESTAMP || t.id == WEIR_TYPE_TIMESTAMP_LTZ) &&
                                       (ct.id == WEIR_TYPE_TIMESTAMP || ct.id == WEIR_TYPE_TIMESTAMP_LTZ));
         if (!same) {
@@ -171,12 +153,6 @@ static int column_type(plan_ctx *pc, const weir_sql_query *q, weir_expr **cells,
             return plan_error(pc, at->loc, WEIR_EPLAN, "VALUES column %u mixes %s and %s", c + 1,
                               weir_type_format(t, a, sizeof a), weir_type_format(ct, b, sizeof b));
         }
-    }
-    if (t.id == WEIR_TYPE_DECIMAL) {
-        /* room for every cell's integer digits and the largest scale, at most 38 digits */
-        int p = (digits > 38 ? 38 : digits) + scale;
-        t.precision = (uint8_t)(p > 38 ? 38 : p);
-        t.scale = (uint8_t)scale;
     }
     t.nullable = nullable;
     *out = t;
