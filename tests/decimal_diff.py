@@ -13,7 +13,8 @@ here with no code of weir's:
   result types (Flink's LogicalTypeMerging, precision capped at 38 by keeping
   the integral digits and shrinking the scale, not below min(scale, 6));
   values exact, rounded HALF_UP to the result scale, NULL when they need more
-  digits than the precision; SUM is DECIMAL(38, s), AVG DECIMAL(38, max(6, s));
+  digits than the precision; SUM is DECIMAL(38, s), AVG DECIMAL(38, max(6, s))
+  and NULL where its sum is;
   printed as Java's BigDecimal.toString (Python's str of a Decimal is the
   same notation);
   x IN (v1, ...) compares exact numbers exactly, each at its own scale, as
@@ -58,6 +59,11 @@ def fit(v, p, s):
     if abs(q.scaleb(s)) >= Decimal(10) ** p:
         return None
     return q.copy_abs() if q == 0 else q  # BigDecimal has no negative zero
+
+
+def avg(total, n, s):
+    """AVG of n values of scale s summing to total: NULL when the sum overflows its DECIMAL(38, s), as SUM."""
+    return None if fit(total, 38, s) is None else fit(total / n, 38, max(6, s))
 
 
 def show(v):
@@ -140,7 +146,7 @@ def wide_row(g, vs, sw):
     sd = sum(dist, Decimal(0))
     return "[%s, %s, %s, %s, %s, %d, %s, %s]" % (
         g, show(min(live)), show(max(live)), show(live[0]), show(live[-1]), len(dist),
-        show(fit(sd, 38, sw)), show(fit(sd / len(dist), 38, max(6, sw))))
+        show(fit(sd, 38, sw)), show(avg(sd, len(dist), sw)))
 
 
 def run_case(case):
@@ -222,9 +228,8 @@ def run_case(case):
     for k, vs in final.items():
         sa = sum((a for a, _ in vs), Decimal(0))
         sb = sum((b for _, b in vs), Decimal(0))
-        aa = sa / len(vs)
         want_g[k] = "[%s, %s, %s, %s, %d]" % (k, show(fit(sa, 38, s1)), show(fit(sb, 38, s2)),
-                                            show(fit(aa, 38, max(6, s1))), len(vs))
+                                            show(avg(sa, len(vs), s1)), len(vs))
     groups = {}
     for (i, k, _, _), w in zip(data, ws):
         groups.setdefault("m-" + k, []).append(w)

@@ -748,7 +748,9 @@ static int davg_result(const weir_agg *a, const void *acc, weir_batch *out,
     if (rc)
         return rc;
     __int128 sum, q;
-    if (s->n == 0 || !dsum_get(s, &sum))
+    /* NULL when the sum does not fit its DECIMAL(38, s), as SUM's value would be (Flink keeps AVG's sum in
+     * that type, and a decimal overflow is NULL there) */
+    if (s->n == 0 || !dsum_get(s, &sum) || !weir__dec_fits(sum, WEIR_DEC_MAX_PRECISION))
         return weir__agg_put_null(out, col, row);
     int up = a->result_type.scale - a->input_type.scale; /* 0..6, set by bind */
     /* sum * 10^up / n, HALF_UP (Java's RoundingMode.HALF_UP, which Flink uses). */
