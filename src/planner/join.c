@@ -230,6 +230,21 @@ static bool key_holds(weir_type kt, weir_type t)
     return int_digits(t) <= kt.precision - kt.scale && ts <= kt.scale;
 }
 
+/*
+ * Whether a lookup join's probe key of type l, cast to the type r of the
+ * table's key column (plan_lookup_join), keeps every value: else the cast
+ * may make a value the table has (7.5 as a BIGINT is 7), so the equality
+ * also decides, exactly, in the join's condition.
+ */
+static bool lookup_key_exact(weir_type l, weir_type r)
+{
+    if (is_int(l.id) && is_int(r.id)) /* compared as numbers, uncast */
+        return true;
+    if (r.id == WEIR_TYPE_DECIMAL && (l.id == WEIR_TYPE_DECIMAL || is_int(l.id)))
+        return key_holds(r, l);
+    return weir_type_same(l, r);
+}
+
 /* One input of the join: its rel, the key expressions, and the projection adding computed keys. */
 typedef struct join_side {
     rel r;
@@ -1643,6 +1658,8 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
                     resid[n_resid++] = e;
                     continue;
                 }
+                if (lookup && !lookup_key_exact(weir_expr_type(bl), weir_expr_type(br)))
+                    resid[n_resid++] = e; /* still the key that finds the table's rows */
                 sd[0].keys[n_keys] = bl;
                 sd[1].keys[n_keys] = br;
                 keycol[0][n_keys] = weir_expr_column_index(bl);
