@@ -1604,7 +1604,9 @@ static int mem_state_create(weir__backend *be, weir_state **out)
 }
 
 /* See weir__state_prefetch: the slot where a lookup of (key, empty
- * namespace) starts, then the record in it. */
+ * namespace) starts, then the record in it, then (a map) the first and last
+ * line of the record's entry table: all of a table of a few entries, where
+ * the lookup of a map key begins missing the cache otherwise. */
 static void mem_prefetch(weir_state *st, uint64_t key_hash, int stage)
 {
     weir__backend *be = st->be;
@@ -1619,7 +1621,15 @@ static void mem_prefetch(weir_state *st, uint64_t key_hash, int stage)
     if (stage == 0) {
         __builtin_prefetch(s);
     } else if (s->p && s->hash == h) {
-        __builtin_prefetch(s->p);
+        if (stage == 1) {
+            __builtin_prefetch(s->p);
+        } else if (st->desc.kind == WEIR_STATE_MAP) {
+            const tab *m = rec_map(s->p);
+            if (m->slots) {
+                __builtin_prefetch(m->slots);
+                __builtin_prefetch(&m->slots[m->mask]);
+            }
+        }
     }
 }
 
