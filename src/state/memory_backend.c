@@ -13,9 +13,13 @@
  * The value area holds the bytes of a value / reducing / aggregating state;
  * the elements of a list, appended in place ([u32 len][i64 stamp][bytes]
  * each, capacity doubling when full); or, for a map, a nested table whose
- * slots point to entry records (stamp | klen | vlen | vcap | key | pad |
- * value). Because tables are per key group, a key group is snapshotted,
- * restored or dropped without looking at the others.
+ * slots point to entry records (stamp | klen | vlen | key | pad | value).
+ * An entry's block is the slab's size for its header, key and value
+ * (ent_block): it holds no capacity of its own, and its value is rewritten
+ * in place only when the new value needs a block of the same size (a join
+ * keeps millions of entries, and 8 bytes of header were 4 % of each).
+ * Because tables are per key group, a key group is snapshotted, restored
+ * or dropped without looking at the others.
  *
  * Pointer lifetime. A pointer returned by a read points into a record. Writes
  * (put, add, clear, map put/remove, set_key, restore) may move or free any
@@ -93,7 +97,7 @@ typedef struct mrec {
 
 typedef struct ment {
     int64_t stamp;
-    uint32_t klen, vlen, vcap, pad_;
+    uint32_t klen, vlen;
     uint8_t data[];
 } ment;
 
@@ -156,9 +160,14 @@ static inline uint8_t *ent_val(ment *e)
 {
     return e->data + align8(e->klen);
 }
+/* The block of an entry with a key of klen bytes and a value of vlen. */
+static inline size_t ent_block(size_t klen, size_t vlen)
+{
+    return weir__slab_round(sizeof(ment) + align8(klen) + vlen);
+}
 static inline size_t ent_size(const ment *e)
 {
-    return sizeof(ment) + align8(e->klen) + e->vcap;
+    return ent_block(e->klen, e->vlen);
 }
 
 /* The map of a MAP record lives in its value area. */
@@ -218,21 +227,18 @@ static mrec *rec_alloc(mem_backend *mb, const void *key, size_t klen,
     return r;
 }
 
-static ment *ent_alloc(mem_backend *mb, const void *k, size_t klen, size_t want)
+/* An entry for a value of vlen bytes (e->vlen is set: the block's size
+ * follows from it, see ent_block). */
+static ment *ent_alloc(mem_backend *mb, const void *k, size_t klen, size_t vlen)
 {
-    size_t off = align8(klen);
-    size_t need = sizeof(ment) + off + want;
-    size_t sz = weir__slab_round(need);
-    if (sz - sizeof(ment) - off > UINT32_MAX)
+    if (klen > UINT32_MAX || vlen > UINT32_MAX)
         return NULL;
-    ment *e = weir__slab_alloc(&mb->slab, need);
+    ment *e = weir__slab_alloc(&mb->slab, sizeof(ment) + align8(klen) + vlen);
     if (!e)
         return NULL;
     e->stamp = WEIR__NO_STAMP;
     e->klen = (uint32_t)klen;
-    e->vlen = 0;
-    e->vcap = (uint32_t)(sz - sizeof(ment) - off);
-    e->pad_ = 0;
+    e->vlen = (uint32_t)vlen;
     if (klen)
         memcpy(e->data, k, klen);
     return e;
@@ -974,7 +980,7 @@ static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
     j = ent_find(m, eh, k, klen, &eempty);
     if (j != NONE) {
         ment *e = m->slots[j].p;
-        if (vlen <= e->vcap) {
+        if (ent_block(klen, vlen) == ent_size(e)) {
             if (vlen)
                 memmove(ent_val(e), v, vlen);
         } else {
@@ -1134,7 +1140,7 @@ static int mem_map_update(weir_state *st, const void *ns, size_t nslen,
                 rc = WEIR_ECORRUPT;
                 goto out;
             }
-            if (!expired || e->vcap >= vlen) {
+            if (!expired || ent_block(klen, vlen) == ent_size(e)) {
                 if (expired)
                     memset(ent_val(e), 0, vlen);
                 e->vlen = (uint32_t)vlen;
