@@ -587,7 +587,10 @@ static int gather_visit(void *ud, const void *k, size_t klen, const void *v, siz
 /*
  * Reads the other side's rows of the current key (none when null_key) into candidates
  * [0, n_refs) (input row joined with each), and evaluates the residual.
- * With no candidate, candidate 0 still holds the input row (for padding).
+ * With no candidate, candidate 0 still holds the input row where it may be
+ * emitted alone: on an outer side (its padded row) and on a semi or anti
+ * join's left side. An inner side's row without a match is copied nowhere
+ * (most of q20's and q7's bids).
  */
 static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, bool null_key)
 {
@@ -604,7 +607,7 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
         return rc;
     if (!j->n_refs) {
         int row;
-        return cand_append(j, s, in, r, &row);
+        return j->conf->outer[s] ? cand_append(j, s, in, r, &row) : 0;
     }
     if (!c->residual) {
         memset(j->core.sel, 1, j->n_refs);
