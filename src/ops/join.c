@@ -64,9 +64,8 @@
  * rows come by key group) rebuilds them from the stored rows, whose time
  * the map value holds.
  * Per batch the join hashes every row's key first and, a few rows ahead of
- * the row at hand, hints the state backend to load the table slot, then
- * the record of that row's key, then the record's entry table
- * (weir__state_prefetch): with many keys every
+ * the row at hand, hints the state backend to load the table slot and then
+ * the record of that row's key (weir__state_prefetch): with many keys every
  * lookup is a cache miss, and these overlap. The other side's rows are
  * decoded straight from the state into the candidates during the scan.
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
@@ -84,12 +83,10 @@
 #include "weir/state.h"
 
 /* Prefetch distances in rows of a batch: the table slot of row r + PF_SLOT's
- * key, then the record of row r + PF_REC's, then the entry table of row
- * r + PF_MAP's record (the state lookups of a join with many keys are
- * cache misses, one after another otherwise). */
+ * key, then the record of row r + PF_REC's (the state lookups of a join
+ * with many keys are cache misses, one after another otherwise). */
 #define PF_SLOT 8
-#define PF_REC 5
-#define PF_MAP 2
+#define PF_REC 4
 
 typedef struct join_conf {
     weir_join_config cfg;
@@ -1041,8 +1038,6 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
                 weir__state_prefetch(st[s], j->hashes[r + PF_SLOT], 0);
             if (r + PF_REC < n)
                 weir__state_prefetch(st[s], j->hashes[r + PF_REC], 1);
-            if (r + PF_MAP < n)
-                weir__state_prefetch(st[s], j->hashes[r + PF_MAP], 2);
         }
         if ((rc = apply_row(j, ctx, input, in, r, j->hashes[r])))
             return rc;

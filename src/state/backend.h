@@ -90,9 +90,7 @@ int weir__backend_write_batch(weir__backend *be, bool on);
  * A hint before the accesses of a batch: the key of hash key_hash will be
  * the current key of an access to st soon. Stage 0 asks the CPU to load
  * the table slot where its lookup starts; stage 1, issued a few keys later
- * (the slot is then in cache), the record the slot points to; stage 2, a few
- * keys later again, what the record leads to (a map state's entry table,
- * where a backend has one). Changes
+ * (the slot is then in cache), the record the slot points to. Changes
  * nothing and reads nothing the state's owner could not; keys of other
  * subtasks are ignored. A no-op where the backend has no use for it.
  */

@@ -1610,9 +1610,7 @@ static int mem_state_create(weir__backend *be, weir_state **out)
 }
 
 /* See weir__state_prefetch: the slot where a lookup of (key, empty
- * namespace) starts, then the record in it, then (a map) the first and last
- * line of the record's entry table: all of a table of a few entries, where
- * the lookup of a map key begins missing the cache otherwise. */
+ * namespace) starts, then the record in it. */
 static void mem_prefetch(weir_state *st, uint64_t key_hash, int stage)
 {
     weir__backend *be = st->be;
@@ -1627,15 +1625,7 @@ static void mem_prefetch(weir_state *st, uint64_t key_hash, int stage)
     if (stage == 0) {
         __builtin_prefetch(s);
     } else if (s->p && s->hash == h) {
-        if (stage == 1) {
-            __builtin_prefetch(s->p);
-        } else if (st->desc.kind == WEIR_STATE_MAP) {
-            const tab *m = rec_map(s->p);
-            if (m->slots) {
-                __builtin_prefetch(m->slots);
-                __builtin_prefetch(&m->slots[m->mask]);
-            }
-        }
+        __builtin_prefetch(s->p);
     }
 }
 
