@@ -362,7 +362,6 @@ Test(memory, prefetch_hints_change_nothing)
         uint64_t h = weir_key_hash(k, strlen(k));
         weir__state_prefetch(m, h, 0);
         weir__state_prefetch(m, h, 1);
-        weir__state_prefetch(m, h, 2);
         uint32_t kg = weir_key_group(h, 128);
         if (kg >= 64)
             continue; /* another subtask's key: only hinted */
@@ -370,7 +369,6 @@ Test(memory, prefetch_hints_change_nothing)
         cr_assert_eq(weir_map_put(m, NS(""), "e", 1, k, strlen(k)), 0);
         weir__state_prefetch(m, h, 0);
         weir__state_prefetch(m, h, 1);
-        weir__state_prefetch(m, h, 2);
     }
     int found = 0;
     for (int i = 0; i < 2000; i++) {
