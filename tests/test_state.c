@@ -349,6 +349,34 @@ Test(slab, big_pages_and_large_blocks_keep_their_bytes_and_free_at_fini)
     free(p);
 }
 
+Test(slab, every_size_rounds_to_the_smallest_class_that_holds_it)
+{
+    /* Sizes up to 256 bytes round up to a multiple of 16 (at least 32),
+     * by arithmetic; larger ones to a class at most a fifth above them. */
+    size_t prev = 0;
+    for (size_t n = 1; n <= WEIR__SLAB_MAX; n++) {
+        size_t r = weir__slab_round(n);
+        cr_assert_geq(r, n, "size %zu", n);
+        cr_assert_eq(r % 16, 0, "size %zu", n);
+        cr_assert_eq(weir__slab_round(r), r, "size %zu: %zu is no class", n, r);
+        cr_assert_geq(r, prev, "size %zu", n);
+        if (n <= 256)
+            cr_assert_eq(r, n <= 32 ? 32 : (n + 15) / 16 * 16, "size %zu", n);
+        else
+            cr_assert_leq(r - n, r / 5, "size %zu", n);
+        prev = r;
+    }
+    weir__slab s;
+    weir__slab_init(&s);
+    for (size_t n = 1; n <= WEIR__SLAB_MAX; n += 7) {
+        uint8_t *p = weir__slab_alloc(&s, n);
+        cr_assert_not_null(p);
+        memset(p, 0xab, weir__slab_round(n));
+        weir__slab_free(&s, p, weir__slab_round(n));
+    }
+    weir__slab_fini(&s);
+}
+
 Test(memory, prefetch_hints_change_nothing)
 {
     /* weir__state_prefetch is a hint: keys of this subtask and of others,

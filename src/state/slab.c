@@ -103,10 +103,17 @@ static void advise_huge(uint8_t *page, size_t size)
 #endif
 }
 
+/* The classes up to 256 bytes are 16 apart: class i is 32 + 16 i. */
+#define SLAB_EVEN_MAX 256
+#define SLAB_EVEN_N 15
+
 static int class_of(size_t n)
 {
-    /* Binary search: called per allocation, the table is tiny. */
-    int lo = 0, hi = WEIR__SLAB_NCLASS - 1;
+    /* Per allocation (and per size asked of an entry): the small blocks a
+     * large state is made of by arithmetic, the rest by binary search. */
+    if (n <= SLAB_EVEN_MAX)
+        return n <= 32 ? 0 : (int)((n + 15) / 16) - 2;
+    int lo = SLAB_EVEN_N, hi = WEIR__SLAB_NCLASS - 1;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (class_size[mid] >= n)
