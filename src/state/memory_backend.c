@@ -930,9 +930,10 @@ out:
 
 /* ---- map ---- */
 
+/* Puts entry k (eh: its ukey_hash) of the map of (current key, ns). */
 static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
-                     size_t nslen, const void *k, size_t klen, const void *v,
-                     size_t vlen, int64_t stamp, int64_t now)
+                     size_t nslen, const void *k, size_t klen, uint64_t eh,
+                     const void *v, size_t vlen, int64_t stamp, int64_t now)
 {
     weir__backend *be = &mb->base;
     weir_state *st = &ms->base;
@@ -972,7 +973,6 @@ static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
         }
     }
     tab *m = rec_map(r);
-    uint64_t eh = ukey_hash(k, klen);
     uint32_t eempty = NONE;
     uint32_t j;
     if ((rc = tab_reserve(mb, m, MAP_MIN)))
@@ -1021,7 +1021,8 @@ static int mem_map_put(weir_state *st, const void *ns, size_t nslen,
                        const void *k, size_t klen, const void *v, size_t vlen)
 {
     int64_t now = access_now(st);
-    int rc = map_store(MB(st->be), MS(st), ns, nslen, k, klen, v, vlen,
+    int rc = map_store(MB(st->be), MS(st), ns, nslen, k, klen,
+                       ukey_hash(k, klen), v, vlen,
                        stamp_now(st, now), now);
     after_access(MB(st->be), MS(st), now, true);
     return rc;
@@ -1174,9 +1175,77 @@ static int mem_map_update(weir_state *st, const void *ns, size_t nslen,
     memset(buf, 0, vlen);
     rc = fn(ud, buf, vlen);
     if (rc > 0)
-        rc = map_store(mb, ms, ns, nslen, k, klen, buf, vlen, stamp, now);
+        rc = map_store(mb, ms, ns, nslen, k, klen, ukey_hash(k, klen), buf,
+                       vlen, stamp, now);
     if (buf != small)
         weir_free(buf);
+out:
+    after_access(mb, ms, now, true);
+    return rc;
+}
+
+/*
+ * One lookup of the record and the entry, and one hash of the map key: an
+ * entry that exists is rewritten where it lies (in its block when the new
+ * value needs a block of the same size, else moved to a new one), removed,
+ * or, absent, stored with the hash already taken.
+ */
+static int mem_map_rewrite(weir_state *st, const void *ns, size_t nslen,
+                           const void *k, size_t klen, weir_map_rewrite_fn fn,
+                           void *ud)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    int64_t now = access_now(st);
+    int64_t stamp = stamp_now(st, now);
+    uint64_t eh = ukey_hash(k, klen);
+    uint32_t i = 0, j = NONE, empty;
+    mrec *r = map_find(mb, ms, ns, nslen, now, &i);
+    tab *m = r ? rec_map(r) : NULL;
+    ment *e = NULL;
+    if (m && (j = ent_find(m, eh, k, klen, &empty)) != NONE)
+        e = m->slots[j].p;
+    bool live = e && !(weir__state_has_ttl(st) &&
+                       weir__ttl_expired(e->stamp, now, st->ttl_ms));
+    const void *nv = NULL;
+    size_t nvlen = 0;
+    int rc = fn(ud, live ? ent_val(e) : NULL, live ? e->vlen : 0, &nv, &nvlen);
+    if (rc < 0)
+        goto out;
+    if (rc > 0 && (nvlen > UINT32_MAX || (!nv && nvlen))) {
+        rc = WEIR_EINVAL;
+        goto out;
+    }
+    if (rc == 0) {
+        if (e) {
+            remove_ent_at(mb, m, j, false);
+            if (m->n == 0)
+                remove_rec_at(mb, ms, cur_tab(ms), i, false);
+        }
+    } else if (!e) {
+        rc = map_store(mb, ms, ns, nslen, k, klen, eh, nv, nvlen, stamp, now);
+    } else {
+        if (ent_block(klen, nvlen) == ent_size(e)) {
+            if (nvlen)
+                memmove(ent_val(e), nv, nvlen);
+        } else {
+            ment *n = ent_alloc(mb, k, klen, nvlen);
+            if (!n) {
+                rc = WEIR_ENOMEM;
+                goto out;
+            }
+            if (nvlen)
+                memcpy(ent_val(n), nv, nvlen);
+            weir__slab_free(&mb->slab, e, ent_size(e));
+            m->slots[j].p = e = n;
+        }
+        e->vlen = (uint32_t)nvlen;
+        e->stamp = stamp;
+        if (stamp > r->stamp)
+            r->stamp = stamp;
+    }
+    if (rc > 0)
+        rc = 0;
 out:
     after_access(mb, ms, now, true);
     return rc;
@@ -1585,7 +1654,8 @@ static int mem_load_map(weir_state *st, const void *ns, size_t nslen,
                         const void *k, size_t klen, int64_t stamp,
                         const void *v, size_t vlen)
 {
-    return map_store(MB(st->be), MS(st), ns, nslen, k, klen, v, vlen, stamp,
+    return map_store(MB(st->be), MS(st), ns, nslen, k, klen,
+                     ukey_hash(k, klen), v, vlen, stamp,
                      WEIR__NO_STAMP);
 }
 
@@ -1690,6 +1760,7 @@ static const weir__backend_ops mem_ops = {
     .map_remove = mem_map_remove,
     .map_iterate = mem_map_iterate,
     .map_update = mem_map_update,
+    .map_rewrite = mem_map_rewrite,
     .value_edit = mem_value_edit,
     .prefetch = mem_prefetch,
     .collect_keys = mem_collect_keys,
