@@ -993,6 +993,28 @@ static void case_map_rewrite(const char *kind)
         cr_assert_eq(strlen(rw.saw), (size_t)i);
         cr_assert_eq(strlen(rw_get(st, "b", buf, sizeof buf)), (size_t)i + 1);
     }
+    /* A new entry in a map that has one; then gone again. */
+    rw = (rewrite_case){.append = "z"};
+    rewrite(st, "c", &rw, 0);
+    cr_assert(rw.saw_absent);
+    cr_assert_str_eq(rw_get(st, "c", buf, sizeof buf), "z");
+    cr_assert_eq(strlen(rw_get(st, "b", buf, sizeof buf)), 60);
+    for (int i = 0; i < 40; i++) {
+        char mk[16];
+        snprintf(mk, sizeof mk, "many%d", i);
+        rw = (rewrite_case){.append = mk};
+        rewrite(st, mk, &rw, 0);
+    }
+    for (int i = 0; i < 40; i++) {
+        char mk[16];
+        snprintf(mk, sizeof mk, "many%d", i);
+        cr_assert_str_eq(rw_get(st, mk, buf, sizeof buf), mk);
+        rw = (rewrite_case){.remove = true};
+        rewrite(st, mk, &rw, 0);
+    }
+    rw = (rewrite_case){.remove = true};
+    rewrite(st, "c", &rw, 0);
+    cr_assert_str_eq(rw_get(st, "c", buf, sizeof buf), "<absent>");
     /* The old bytes as the new value. */
     rw = (rewrite_case){.keep_old = true};
     rewrite(st, "b", &rw, 0);

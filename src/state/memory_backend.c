@@ -1188,7 +1188,8 @@ out:
  * One lookup of the record and the entry, and one hash of the map key: an
  * entry that exists is rewritten where it lies (in its block when the new
  * value needs a block of the same size, else moved to a new one), removed,
- * or, absent, stored with the hash already taken.
+ * or, absent, put into the record's table found (only a new record goes
+ * through map_store, with the hash already taken).
  */
 static int mem_map_rewrite(weir_state *st, const void *ns, size_t nslen,
                            const void *k, size_t klen, weir_map_rewrite_fn fn,
@@ -1199,7 +1200,7 @@ static int mem_map_rewrite(weir_state *st, const void *ns, size_t nslen,
     int64_t now = access_now(st);
     int64_t stamp = stamp_now(st, now);
     uint64_t eh = ukey_hash(k, klen);
-    uint32_t i = 0, j = NONE, empty;
+    uint32_t i = 0, j = NONE, empty = NONE;
     mrec *r = map_find(mb, ms, ns, nslen, now, &i);
     tab *m = r ? rec_map(r) : NULL;
     ment *e = NULL;
@@ -1222,8 +1223,25 @@ static int mem_map_rewrite(weir_state *st, const void *ns, size_t nslen,
             if (m->n == 0)
                 remove_rec_at(mb, ms, cur_tab(ms), i, false);
         }
-    } else if (!e) {
+    } else if (!r) {
         rc = map_store(mb, ms, ns, nslen, k, klen, eh, nv, nvlen, stamp, now);
+    } else if (!e) {
+        /* The table may grow: the probe for the empty slot comes after. */
+        ment *n;
+        if ((rc = tab_reserve(mb, m, MAP_MIN)))
+            goto out;
+        if (!(n = ent_alloc(mb, k, klen, nvlen))) {
+            rc = WEIR_ENOMEM;
+            goto out;
+        }
+        if (nvlen)
+            memcpy(ent_val(n), nv, nvlen);
+        n->stamp = stamp;
+        (void)ent_find(m, eh, k, klen, &empty);
+        m->slots[empty] = (slot){eh, n};
+        m->n++;
+        if (stamp > r->stamp)
+            r->stamp = stamp;
     } else {
         if (ent_block(klen, nvlen) == ent_size(e)) {
             if (nvlen)
