@@ -349,6 +349,34 @@ Test(slab, big_pages_and_large_blocks_keep_their_bytes_and_free_at_fini)
     free(p);
 }
 
+Test(slab, every_size_rounds_to_the_smallest_class_that_holds_it)
+{
+    /* Sizes up to 256 bytes round up to a multiple of 16 (at least 32),
+     * by arithmetic; larger ones to a class at most a fifth above them. */
+    size_t prev = 0;
+    for (size_t n = 1; n <= WEIR__SLAB_MAX; n++) {
+        size_t r = weir__slab_round(n);
+        cr_assert_geq(r, n, "size %zu", n);
+        cr_assert_eq(r % 16, 0, "size %zu", n);
+        cr_assert_eq(weir__slab_round(r), r, "size %zu: %zu is no class", n, r);
+        cr_assert_geq(r, prev, "size %zu", n);
+        if (n <= 256)
+            cr_assert_eq(r, n <= 32 ? 32 : (n + 15) / 16 * 16, "size %zu", n);
+        else
+            cr_assert_leq(r - n, r / 5, "size %zu", n);
+        prev = r;
+    }
+    weir__slab s;
+    weir__slab_init(&s);
+    for (size_t n = 1; n <= WEIR__SLAB_MAX; n += 7) {
+        uint8_t *p = weir__slab_alloc(&s, n);
+        cr_assert_not_null(p);
+        memset(p, 0xab, weir__slab_round(n));
+        weir__slab_free(&s, p, weir__slab_round(n));
+    }
+    weir__slab_fini(&s);
+}
+
 Test(memory, prefetch_hints_change_nothing)
 {
     /* weir__state_prefetch is a hint: keys of this subtask and of others,
@@ -384,6 +412,107 @@ Test(memory, prefetch_hints_change_nothing)
         found++;
     }
     cr_assert_gt(found, 500);
+    weir__backend_destroy(be);
+    weir_manual_clock_destroy(mc);
+}
+
+/* weir_map_update's fn: bytes e, e + 1, ... (e: the int at ud); the
+ * entry was all zero (absent or expired). */
+static int fill_24(void *ud, void *val, size_t vlen)
+{
+    int e = *(int *)ud;
+    for (size_t i = 0; i < vlen; i++) {
+        cr_assert_eq(((uint8_t *)val)[i], 0);
+        ((uint8_t *)val)[i] = (uint8_t)(e + i);
+    }
+    return 1;
+}
+
+Test(memory, map_values_change_size_in_place_or_in_a_new_block)
+{
+    /*
+     * A map entry's block size follows from its key and value lengths (it
+     * keeps no capacity of its own): a new value of another length is
+     * written in place when it needs a block of the same size, else into a
+     * new block, and the old block goes back to the slab under the size it
+     * was taken with. Entries of every length up to past the slab's largest
+     * block, rewritten many times at random lengths (blocks freed and reused
+     * by other entries), with a snapshot restored halfway and expired
+     * entries rewritten by weir_map_update: every value must read back as
+     * the model says.
+     */
+    enum { N = 64, ROUNDS = 4000, MAXV = 5000 };
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *be = mkbe("memory", 0, 128, weir_manual_clock_get(mc));
+    weir_state *m = reg(be, "m", WEIR_STATE_MAP, 0, 0);
+    weir_state *t = reg(be, "t", WEIR_STATE_MAP, 100, 0);
+    static uint8_t val[MAXV];
+    size_t len[2][N] = {{0}};
+    uint8_t seed[2][N] = {{0}};
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    cr_assert_eq(setk(be, "the-key"), 0);
+    for (int round = 0; round < ROUNDS; round++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        int w = (int)((x >> 33) % 2), e = (int)((x >> 40) % N);
+        size_t l = (x >> 20) % 8 == 0 ? (x >> 8) % MAXV : (x >> 8) % 300;
+        uint8_t sd = (uint8_t)(x >> 56);
+        for (size_t i = 0; i < l; i++)
+            val[i] = (uint8_t)(sd + i * 7);
+        char k[24];
+        snprintf(k, sizeof k, "entry-%d", e);
+        cr_assert_eq(weir_map_put(w ? t : m, NS(""), k, strlen(k), val, l), 0);
+        len[w][e] = l + 1; /* 0: never written */
+        seed[w][e] = sd;
+        if (round == ROUNDS / 2) {
+            weir_buf b;
+            weir_buf_init(&b);
+            for (uint32_t kg = 0; kg < 128; kg++) {
+                weir_buf_clear(&b);
+                cr_assert_eq(weir__backend_snapshot_kg(be, kg, &b), 0);
+                weir_cursor c;
+                weir_cursor_init(&c, b.data, b.len);
+                cr_assert_eq(weir__backend_restore_kg(be, kg, &c), 0);
+            }
+            weir_buf_fini(&b);
+            cr_assert_eq(setk(be, "the-key"), 0);
+        }
+    }
+    for (int w = 0; w < 2; w++) {
+        for (int e = 0; e < N; e++) {
+            char k[24];
+            snprintf(k, sizeof k, "entry-%d", e);
+            const void *v;
+            size_t vlen;
+            int rc = weir_map_get(w ? t : m, NS(""), k, strlen(k), &v, &vlen);
+            if (!len[w][e]) {
+                cr_assert_eq(rc, WEIR_ENOTFOUND);
+                continue;
+            }
+            cr_assert_eq(rc, 0, "state %d entry %d", w, e);
+            cr_assert_eq(vlen, len[w][e] - 1, "state %d entry %d", w, e);
+            for (size_t i = 0; i < vlen; i++)
+                cr_assert_eq(((const uint8_t *)v)[i], (uint8_t)(seed[w][e] + i * 7),
+                             "state %d entry %d byte %zu", w, e, i);
+        }
+    }
+    /* The TTL map's entries expire; weir_map_update then writes each anew at
+     * a fixed length, in the expired entry's block when it is the size. */
+    weir_manual_clock_set(mc, 1000);
+    for (int e = 0; e < N; e++) {
+        char k[24];
+        snprintf(k, sizeof k, "entry-%d", e);
+        cr_assert_eq(weir_map_update(t, NS(""), k, strlen(k), 24, fill_24, &e), 0);
+    }
+    for (int e = 0; e < N; e++) {
+        char k[24];
+        snprintf(k, sizeof k, "entry-%d", e);
+        const void *v;
+        size_t vlen;
+        cr_assert_eq(weir_map_get(t, NS(""), k, strlen(k), &v, &vlen), 0);
+        cr_assert_eq(vlen, 24);
+        for (size_t i = 0; i < 24; i++)
+            cr_assert_eq(((const uint8_t *)v)[i], (uint8_t)(e + i));
+    }
     weir__backend_destroy(be);
     weir_manual_clock_destroy(mc);
 }

@@ -901,6 +901,163 @@ static int bump(weir_state *st, const char *k, int64_t d)
 }
 
 /* Read-modify-write of map entries in one call, the same on every backend. */
+/* weir_map_rewrite's fn for the tests: the value becomes the old one with
+ * `append` appended (rw->remove: the entry goes; rw->fail: an error). What
+ * it was given is recorded. */
+typedef struct rewrite_case {
+    const char *append;
+    bool remove, fail, keep_old;
+    bool saw_absent;
+    char saw[8192];
+    char out[8192];
+} rewrite_case;
+
+static int rewrite_fn(void *ud, const void *old, size_t oldlen, const void **nv, size_t *nvlen)
+{
+    rewrite_case *rw = ud;
+    rw->saw_absent = old == NULL;
+    cr_assert(old || oldlen == 0);
+    cr_assert_lt(oldlen, sizeof rw->saw);
+    memcpy(rw->saw, old ? old : "", oldlen);
+    rw->saw[oldlen] = 0;
+    if (rw->fail)
+        return WEIR_EUSER;
+    if (rw->remove)
+        return 0;
+    if (rw->keep_old) {
+        *nv = old;
+        *nvlen = oldlen;
+        return 1;
+    }
+    snprintf(rw->out, sizeof rw->out, "%s%s", rw->saw, rw->append);
+    *nv = rw->out;
+    *nvlen = strlen(rw->out);
+    return 1;
+}
+
+static void rewrite(weir_state *st, const char *mk, rewrite_case *rw, int want_rc)
+{
+    cr_assert_eq(weir_map_rewrite(st, NS("w"), mk, strlen(mk), rewrite_fn, rw), want_rc, "%s", mk);
+}
+
+/* Map entry mk of namespace "w" as a string ("<absent>" when absent). */
+static const char *rw_get(weir_state *st, const char *mk, char *buf, size_t cap)
+{
+    const void *v;
+    size_t len;
+    int rc = weir_map_get(st, NS("w"), mk, strlen(mk), &v, &len);
+    if (rc == WEIR_ENOTFOUND)
+        return "<absent>";
+    cr_assert_eq(rc, 0);
+    cr_assert_lt(len, cap);
+    memcpy(buf, v, len);
+    buf[len] = 0;
+    return buf;
+}
+
+static void case_map_rewrite(const char *kind)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *be = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
+    weir_state *st = reg(be, "m", WEIR_STATE_MAP, 0, 0);
+    cr_assert_eq(setk(be, "k"), 0);
+    static char buf[8192];
+    static rewrite_case rw;
+    /* Absent: fn sees NULL; its value is stored. Then the value grows
+     * through the slab's sizes and past its largest block, read back each
+     * time. */
+    rw = (rewrite_case){.append = ""};
+    rewrite(st, "a", &rw, 0);
+    cr_assert(rw.saw_absent);
+    cr_assert_str_eq(rw_get(st, "a", buf, sizeof buf), "");
+    /* Present and empty: a pointer, not NULL. */
+    rw = (rewrite_case){.append = "x"};
+    rewrite(st, "a", &rw, 0);
+    cr_assert(!rw.saw_absent);
+    cr_assert_str_eq(rw.saw, "");
+    for (int i = 0; i < 300; i++) {
+        rw = (rewrite_case){.append = "0123456789abcdef"};
+        rewrite(st, "a", &rw, 0);
+        cr_assert_eq(strlen(rw.saw), 1 + 16 * (size_t)i);
+        const char *v = rw_get(st, "a", buf, sizeof buf);
+        cr_assert_eq(strlen(v), 1 + 16 * (size_t)i + 16);
+        cr_assert_str_eq(v + strlen(v) - 16, "0123456789abcdef");
+    }
+    rw = (rewrite_case){.remove = true};
+    rewrite(st, "a", &rw, 0);
+    cr_assert_str_eq(rw_get(st, "a", buf, sizeof buf), "<absent>");
+    /* Short values rewritten at every length up to 60 bytes. */
+    for (int i = 0; i < 60; i++) {
+        rw = (rewrite_case){.append = "y"};
+        rewrite(st, "b", &rw, 0);
+        cr_assert_eq(strlen(rw.saw), (size_t)i);
+        cr_assert_eq(strlen(rw_get(st, "b", buf, sizeof buf)), (size_t)i + 1);
+    }
+    /* A new entry in a map that has one; then gone again. */
+    rw = (rewrite_case){.append = "z"};
+    rewrite(st, "c", &rw, 0);
+    cr_assert(rw.saw_absent);
+    cr_assert_str_eq(rw_get(st, "c", buf, sizeof buf), "z");
+    cr_assert_eq(strlen(rw_get(st, "b", buf, sizeof buf)), 60);
+    for (int i = 0; i < 40; i++) {
+        char mk[16];
+        snprintf(mk, sizeof mk, "many%d", i);
+        rw = (rewrite_case){.append = mk};
+        rewrite(st, mk, &rw, 0);
+    }
+    for (int i = 0; i < 40; i++) {
+        char mk[16];
+        snprintf(mk, sizeof mk, "many%d", i);
+        cr_assert_str_eq(rw_get(st, mk, buf, sizeof buf), mk);
+        rw = (rewrite_case){.remove = true};
+        rewrite(st, mk, &rw, 0);
+    }
+    rw = (rewrite_case){.remove = true};
+    rewrite(st, "c", &rw, 0);
+    cr_assert_str_eq(rw_get(st, "c", buf, sizeof buf), "<absent>");
+    /* The old bytes as the new value. */
+    rw = (rewrite_case){.keep_old = true};
+    rewrite(st, "b", &rw, 0);
+    cr_assert_eq(strlen(rw_get(st, "b", buf, sizeof buf)), 60);
+    /* A failing fn: its code, nothing changed; removing an absent entry
+     * leaves it absent. */
+    rw = (rewrite_case){.fail = true};
+    rewrite(st, "b", &rw, WEIR_EUSER);
+    cr_assert_eq(strlen(rw_get(st, "b", buf, sizeof buf)), 60);
+    rw = (rewrite_case){.fail = true};
+    rewrite(st, "c", &rw, WEIR_EUSER);
+    rw = (rewrite_case){.remove = true};
+    rewrite(st, "c", &rw, 0);
+    cr_assert(rw.saw_absent);
+    int n = 0;
+    cr_assert_eq(weir_map_iterate(st, NS("w"), count_visit, &n), 0);
+    cr_assert_eq(n, 1);
+    /* The last entry removed: the map is gone. */
+    rw = (rewrite_case){.remove = true};
+    rewrite(st, "b", &rw, 0);
+    n = 0;
+    cr_assert_eq(weir_map_iterate(st, NS("w"), count_visit, &n), 0);
+    cr_assert_eq(n, 0);
+    /* TTL: an expired entry is absent to fn; a rewritten one gets a new
+     * stamp. */
+    weir_state *ts = reg(be, "t", WEIR_STATE_MAP, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    rw = (rewrite_case){.append = "old"};
+    rewrite(ts, "a", &rw, 0);
+    weir_manual_clock_set(mc, 60);
+    rw = (rewrite_case){.append = "+"};
+    rewrite(ts, "a", &rw, 0);
+    cr_assert_str_eq(rw.saw, "old");
+    weir_manual_clock_set(mc, 120);
+    cr_assert_str_eq(rw_get(ts, "a", buf, sizeof buf), "old+");
+    weir_manual_clock_set(mc, 300);
+    rw = (rewrite_case){.append = "new"};
+    rewrite(ts, "a", &rw, 0);
+    cr_assert(rw.saw_absent);
+    cr_assert_str_eq(rw_get(ts, "a", buf, sizeof buf), "new");
+    weir__backend_destroy(be);
+    weir_manual_clock_destroy(mc);
+}
+
 static void case_map_update(const char *kind)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
@@ -1751,6 +1908,10 @@ static void case_write_batch(const char *kind)
     Test(suite, map_update)                                                    \
     {                                                                          \
         case_map_update(kind);                                                 \
+    }                                                                          \
+    Test(suite, map_rewrite)                                                   \
+    {                                                                          \
+        case_map_rewrite(kind);                                                \
     }                                                                          \
     Test(suite, value_edit)                                                    \
     {                                                                          \

@@ -146,6 +146,20 @@ int weir_map_remove(weir_state *st, const void *ns, size_t ns_len, const void *k
 typedef int (*weir_map_update_fn)(void *ud, void *val, size_t vlen);
 int weir_map_update(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, size_t vlen,
                     weir_map_update_fn fn, void *ud);
+/*
+ * Replaces map entry k by what fn makes of it, a value of any length: fn
+ * receives the entry's live value (NULL and 0 when it is absent or
+ * expired; an empty value is a pointer all the same), points *nv / *nvlen at the new value (bytes of its own, or the
+ * old value, valid until the call returns) and returns 1 to store it, 0 to
+ * remove the entry (an absent one stays absent), or a negative code, which
+ * the call returns with nothing changed. fn must not call state functions.
+ * A write, for TTL stamps and for pointers from earlier reads. The memory
+ * backend looks the entry up once (a get and a put hash the map key
+ * twice); RocksDB does a get and a put.
+ */
+typedef int (*weir_map_rewrite_fn)(void *ud, const void *old, size_t oldlen, const void **nv, size_t *nvlen);
+int weir_map_rewrite(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen,
+                     weir_map_rewrite_fn fn, void *ud);
 typedef int (*weir_map_visit_fn)(void *ud, const void *k, size_t klen, const void *v, size_t vlen);
 int weir_map_iterate(weir_state *st, const void *ns, size_t ns_len, weir_map_visit_fn fn, void *ud);
 

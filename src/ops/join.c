@@ -584,7 +584,10 @@ static int gather_visit(void *ud, const void *k, size_t klen, const void *v, siz
 /*
  * Reads the other side's rows of the current key (none when null_key) into candidates
  * [0, n_refs) (input row joined with each), and evaluates the residual.
- * With no candidate, candidate 0 still holds the input row (for padding).
+ * With no candidate, candidate 0 still holds the input row where it may be
+ * emitted alone: on an outer side (its padded row) and on a semi or anti
+ * join's left side. An inner side's row without a match is copied nowhere
+ * (most of q20's and q7's bids).
  */
 static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, bool null_key)
 {
@@ -601,7 +604,7 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
         return rc;
     if (!j->n_refs) {
         int row;
-        return cand_append(j, s, in, r, &row);
+        return j->conf->outer[s] ? cand_append(j, s, in, r, &row) : 0;
     }
     if (!c->residual) {
         memset(j->core.sel, 1, j->n_refs);
@@ -615,10 +618,9 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     return 0;
 }
 
-static int put_entry(join_op *j, int side, const void *k, size_t klen, int64_t count, int64_t assoc, int64_t ts)
+/* A stored row's map value (count > 0) into j->val: see value_read. */
+static int value_write(join_op *j, int64_t count, int64_t assoc, int64_t ts)
 {
-    if (count <= 0)
-        return weir_map_remove(j->core.st[side], NULL, 0, k, klen);
     weir_buf_clear(&j->val);
     /* The common value short (value_read): the bytes of the rows a
      * regular join keeps are mostly the rows themselves. */
@@ -629,8 +631,43 @@ static int put_entry(join_op *j, int side, const void *k, size_t klen, int64_t c
                weir_buf_put(&j->val, &ts, 8)) {
         return WEIR_ENOMEM;
     }
-    return weir_map_put(j->core.st[side], NULL, 0, k, klen, j->val.data,
-                        j->val.len);
+    return 0;
+}
+
+static int put_entry(join_op *j, int side, const void *k, size_t klen, int64_t count, int64_t assoc, int64_t ts)
+{
+    if (count <= 0)
+        return weir_map_remove(j->core.st[side], NULL, 0, k, klen);
+    int rc = value_write(j, count, assoc, ts);
+    return rc ? rc : weir_map_put(j->core.st[side], NULL, 0, k, klen, j->val.data, j->val.len);
+}
+
+/* The input row's own entry, rewritten in one lookup (weir_map_rewrite):
+ * its count changed by delta, its associations and time set. */
+typedef struct own_entry {
+    join_op *j;
+    int64_t delta, assoc, ts;
+    int64_t count;    /* out: the count now (0: the entry is gone) */
+    size_t bad_len;   /* out: the length of a stored value that did not read, + 1 */
+} own_entry;
+
+static int own_rewrite(void *ud, const void *old, size_t oldlen, const void **nv, size_t *nvlen)
+{
+    own_entry *o = ud;
+    int64_t count = 0, a, t0;
+    if (old && value_read(old, oldlen, &count, &a, &t0)) {
+        o->bad_len = oldlen + 1;
+        return WEIR_ECORRUPT;
+    }
+    o->count = count + o->delta;
+    if (o->count <= 0)
+        return 0;
+    int rc = value_write(o->j, o->count, o->assoc, o->ts);
+    if (rc)
+        return rc;
+    *nv = o->j->val.data;
+    *nvlen = o->j->val.len;
+    return 1;
 }
 
 /* Emits the left part of candidate i (a semi or anti join's output row), `times` times. */
@@ -758,44 +795,38 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     for (uint32_t i = 0; i < j->n_refs; i++)
         if (j->core.sel[i])
             matched += j->refs[i].count;
-    /* this row's own entry */
-    if ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)))
-        return rc;
-    const void *v;
-    size_t vlen;
-    int64_t count = 0, assoc = 0;
-    rc = weir_map_get(j->core.st[s], NULL, 0, j->row.data, j->row.len, &v,
-                      &vlen);
-    if (rc == 0) {
-        int64_t a, t0;
-        if (value_read(v, vlen, &count, &a, &t0))
-            return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", vlen);
-    } else if (rc != WEIR_ENOTFOUND) {
-        return rc;
-    }
-    /* Associations are recomputed: an entry's matches are those just found. */
-    assoc = jc->outer[s] ? matched : 0;
-    count += accumulate ? 1 : -1;
+    /* this row's own entry: its time first (whether it is stored at all) */
     int64_t t = WEIR_TS_MIN;
-    bool store = true;
+    bool store = true, bounded = false;
+    weir_ts expiry = WEIR_TS_MAX;
     if (c->interval) {
         t = WEIR_COL_I64(in, c->time_col[s])[r];
-        /* On time (t >= W), so expiry > W: it is stored until then. */
-        if (accumulate && count == 1 && (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, row_expiry(c, s, t), s)))
-            return rc;
     } else if (c->bounded[s] && accumulate && !weir_batch_is_null(in, c->bound_col[s], r)) {
         t = WEIR_COL_I64(in, c->bound_col[s])[r];
-        weir_ts expiry = row_expiry(c, s, t);
-        if (expiry <= weir_op_watermark(ctx))
-        {
+        expiry = row_expiry(c, s, t);
+        bounded = true;
+        if (expiry <= weir_op_watermark(ctx)) {
             store = false; /* no row still to come can match it: joined below, kept nowhere */
             weir_op_counter_add(j->n_expired, 1);
-        } else if (count == 1 &&
-                   (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms),
-                                  j->core.key, (uint32_t)klen, khash)))
+        }
+    }
+    /* Associations are recomputed: an entry's matches are those just found. */
+    own_entry own = {.j = j, .delta = accumulate ? 1 : -1, .assoc = jc->outer[s] ? matched : 0, .ts = t};
+    if (store) {
+        if ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)))
+            return rc;
+        rc = weir_map_rewrite(j->core.st[s], NULL, 0, j->row.data, j->row.len, own_rewrite, &own);
+        if (own.bad_len)
+            return weir_op_fail(ctx, WEIR_ECORRUPT, "join state holds a value of %zu bytes", own.bad_len - 1);
+        if (rc)
             return rc;
     }
-    if (store && (rc = put_entry(j, s, j->row.data, j->row.len, count, assoc, t)))
+    /* On time (t >= W), so an interval join's expiry > W: stored until then. */
+    if (c->interval && accumulate && own.count == 1 &&
+        (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, row_expiry(c, s, t), s)))
+        return rc;
+    if (bounded && store && own.count == 1 &&
+        (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms), j->core.key, (uint32_t)klen, khash)))
         return rc;
     if (matched == 0) {
         /* An interval join pads a row only when it expires unmatched (append-only output). */

@@ -76,6 +76,10 @@ typedef struct weir__backend_ops {
     int (*map_update)(weir_state *st, const void *ns, size_t nslen,
                       const void *k, size_t klen, size_t vlen,
                       weir_map_update_fn fn, void *ud);
+    /* Optional (NULL: weir_map_rewrite does a get and a put). */
+    int (*map_rewrite)(weir_state *st, const void *ns, size_t nslen,
+                       const void *k, size_t klen, weir_map_rewrite_fn fn,
+                       void *ud);
 
     /*
      * Not on the current key: appends (bytes key, bytes ns) -

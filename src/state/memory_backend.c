@@ -13,9 +13,13 @@
  * The value area holds the bytes of a value / reducing / aggregating state;
  * the elements of a list, appended in place ([u32 len][i64 stamp][bytes]
  * each, capacity doubling when full); or, for a map, a nested table whose
- * slots point to entry records (stamp | klen | vlen | vcap | key | pad |
- * value). Because tables are per key group, a key group is snapshotted,
- * restored or dropped without looking at the others.
+ * slots point to entry records (stamp | klen | vlen | key | pad | value).
+ * An entry's block is the slab's size for its header, key and value
+ * (ent_block): it holds no capacity of its own, and its value is rewritten
+ * in place only when the new value needs a block of the same size (a join
+ * keeps millions of entries, and 8 bytes of header were 4 % of each).
+ * Because tables are per key group, a key group is snapshotted, restored
+ * or dropped without looking at the others.
  *
  * Pointer lifetime. A pointer returned by a read points into a record. Writes
  * (put, add, clear, map put/remove, set_key, restore) may move or free any
@@ -93,7 +97,7 @@ typedef struct mrec {
 
 typedef struct ment {
     int64_t stamp;
-    uint32_t klen, vlen, vcap, pad_;
+    uint32_t klen, vlen;
     uint8_t data[];
 } ment;
 
@@ -156,9 +160,14 @@ static inline uint8_t *ent_val(ment *e)
 {
     return e->data + align8(e->klen);
 }
+/* The block of an entry with a key of klen bytes and a value of vlen. */
+static inline size_t ent_block(size_t klen, size_t vlen)
+{
+    return weir__slab_round(sizeof(ment) + align8(klen) + vlen);
+}
 static inline size_t ent_size(const ment *e)
 {
-    return sizeof(ment) + align8(e->klen) + e->vcap;
+    return ent_block(e->klen, e->vlen);
 }
 
 /* The map of a MAP record lives in its value area. */
@@ -218,21 +227,18 @@ static mrec *rec_alloc(mem_backend *mb, const void *key, size_t klen,
     return r;
 }
 
-static ment *ent_alloc(mem_backend *mb, const void *k, size_t klen, size_t want)
+/* An entry for a value of vlen bytes (e->vlen is set: the block's size
+ * follows from it, see ent_block). */
+static ment *ent_alloc(mem_backend *mb, const void *k, size_t klen, size_t vlen)
 {
-    size_t off = align8(klen);
-    size_t need = sizeof(ment) + off + want;
-    size_t sz = weir__slab_round(need);
-    if (sz - sizeof(ment) - off > UINT32_MAX)
+    if (klen > UINT32_MAX || vlen > UINT32_MAX)
         return NULL;
-    ment *e = weir__slab_alloc(&mb->slab, need);
+    ment *e = weir__slab_alloc(&mb->slab, sizeof(ment) + align8(klen) + vlen);
     if (!e)
         return NULL;
     e->stamp = WEIR__NO_STAMP;
     e->klen = (uint32_t)klen;
-    e->vlen = 0;
-    e->vcap = (uint32_t)(sz - sizeof(ment) - off);
-    e->pad_ = 0;
+    e->vlen = (uint32_t)vlen;
     if (klen)
         memcpy(e->data, k, klen);
     return e;
@@ -924,9 +930,10 @@ out:
 
 /* ---- map ---- */
 
+/* Puts entry k (eh: its ukey_hash) of the map of (current key, ns). */
 static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
-                     size_t nslen, const void *k, size_t klen, const void *v,
-                     size_t vlen, int64_t stamp, int64_t now)
+                     size_t nslen, const void *k, size_t klen, uint64_t eh,
+                     const void *v, size_t vlen, int64_t stamp, int64_t now)
 {
     weir__backend *be = &mb->base;
     weir_state *st = &ms->base;
@@ -966,7 +973,6 @@ static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
         }
     }
     tab *m = rec_map(r);
-    uint64_t eh = ukey_hash(k, klen);
     uint32_t eempty = NONE;
     uint32_t j;
     if ((rc = tab_reserve(mb, m, MAP_MIN)))
@@ -974,7 +980,7 @@ static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
     j = ent_find(m, eh, k, klen, &eempty);
     if (j != NONE) {
         ment *e = m->slots[j].p;
-        if (vlen <= e->vcap) {
+        if (ent_block(klen, vlen) == ent_size(e)) {
             if (vlen)
                 memmove(ent_val(e), v, vlen);
         } else {
@@ -1015,7 +1021,8 @@ static int mem_map_put(weir_state *st, const void *ns, size_t nslen,
                        const void *k, size_t klen, const void *v, size_t vlen)
 {
     int64_t now = access_now(st);
-    int rc = map_store(MB(st->be), MS(st), ns, nslen, k, klen, v, vlen,
+    int rc = map_store(MB(st->be), MS(st), ns, nslen, k, klen,
+                       ukey_hash(k, klen), v, vlen,
                        stamp_now(st, now), now);
     after_access(MB(st->be), MS(st), now, true);
     return rc;
@@ -1134,7 +1141,7 @@ static int mem_map_update(weir_state *st, const void *ns, size_t nslen,
                 rc = WEIR_ECORRUPT;
                 goto out;
             }
-            if (!expired || e->vcap >= vlen) {
+            if (!expired || ent_block(klen, vlen) == ent_size(e)) {
                 if (expired)
                     memset(ent_val(e), 0, vlen);
                 e->vlen = (uint32_t)vlen;
@@ -1168,9 +1175,95 @@ static int mem_map_update(weir_state *st, const void *ns, size_t nslen,
     memset(buf, 0, vlen);
     rc = fn(ud, buf, vlen);
     if (rc > 0)
-        rc = map_store(mb, ms, ns, nslen, k, klen, buf, vlen, stamp, now);
+        rc = map_store(mb, ms, ns, nslen, k, klen, ukey_hash(k, klen), buf,
+                       vlen, stamp, now);
     if (buf != small)
         weir_free(buf);
+out:
+    after_access(mb, ms, now, true);
+    return rc;
+}
+
+/*
+ * One lookup of the record and the entry, and one hash of the map key: an
+ * entry that exists is rewritten where it lies (in its block when the new
+ * value needs a block of the same size, else moved to a new one), removed,
+ * or, absent, put into the record's table found (only a new record goes
+ * through map_store, with the hash already taken).
+ */
+static int mem_map_rewrite(weir_state *st, const void *ns, size_t nslen,
+                           const void *k, size_t klen, weir_map_rewrite_fn fn,
+                           void *ud)
+{
+    mem_backend *mb = MB(st->be);
+    mem_state *ms = MS(st);
+    int64_t now = access_now(st);
+    int64_t stamp = stamp_now(st, now);
+    uint64_t eh = ukey_hash(k, klen);
+    uint32_t i = 0, j = NONE, empty = NONE;
+    mrec *r = map_find(mb, ms, ns, nslen, now, &i);
+    tab *m = r ? rec_map(r) : NULL;
+    ment *e = NULL;
+    if (m && (j = ent_find(m, eh, k, klen, &empty)) != NONE)
+        e = m->slots[j].p;
+    bool live = e && !(weir__state_has_ttl(st) &&
+                       weir__ttl_expired(e->stamp, now, st->ttl_ms));
+    const void *nv = NULL;
+    size_t nvlen = 0;
+    int rc = fn(ud, live ? ent_val(e) : NULL, live ? e->vlen : 0, &nv, &nvlen);
+    if (rc < 0)
+        goto out;
+    if (rc > 0 && (nvlen > UINT32_MAX || (!nv && nvlen))) {
+        rc = WEIR_EINVAL;
+        goto out;
+    }
+    if (rc == 0) {
+        if (e) {
+            remove_ent_at(mb, m, j, false);
+            if (m->n == 0)
+                remove_rec_at(mb, ms, cur_tab(ms), i, false);
+        }
+    } else if (!r) {
+        rc = map_store(mb, ms, ns, nslen, k, klen, eh, nv, nvlen, stamp, now);
+    } else if (!e) {
+        /* The table may grow: the probe for the empty slot comes after. */
+        ment *n;
+        if ((rc = tab_reserve(mb, m, MAP_MIN)))
+            goto out;
+        if (!(n = ent_alloc(mb, k, klen, nvlen))) {
+            rc = WEIR_ENOMEM;
+            goto out;
+        }
+        if (nvlen)
+            memcpy(ent_val(n), nv, nvlen);
+        n->stamp = stamp;
+        (void)ent_find(m, eh, k, klen, &empty);
+        m->slots[empty] = (slot){eh, n};
+        m->n++;
+        if (stamp > r->stamp)
+            r->stamp = stamp;
+    } else {
+        if (ent_block(klen, nvlen) == ent_size(e)) {
+            if (nvlen)
+                memmove(ent_val(e), nv, nvlen);
+        } else {
+            ment *n = ent_alloc(mb, k, klen, nvlen);
+            if (!n) {
+                rc = WEIR_ENOMEM;
+                goto out;
+            }
+            if (nvlen)
+                memcpy(ent_val(n), nv, nvlen);
+            weir__slab_free(&mb->slab, e, ent_size(e));
+            m->slots[j].p = e = n;
+        }
+        e->vlen = (uint32_t)nvlen;
+        e->stamp = stamp;
+        if (stamp > r->stamp)
+            r->stamp = stamp;
+    }
+    if (rc > 0)
+        rc = 0;
 out:
     after_access(mb, ms, now, true);
     return rc;
@@ -1579,7 +1672,8 @@ static int mem_load_map(weir_state *st, const void *ns, size_t nslen,
                         const void *k, size_t klen, int64_t stamp,
                         const void *v, size_t vlen)
 {
-    return map_store(MB(st->be), MS(st), ns, nslen, k, klen, v, vlen, stamp,
+    return map_store(MB(st->be), MS(st), ns, nslen, k, klen,
+                     ukey_hash(k, klen), v, vlen, stamp,
                      WEIR__NO_STAMP);
 }
 
@@ -1684,6 +1778,7 @@ static const weir__backend_ops mem_ops = {
     .map_remove = mem_map_remove,
     .map_iterate = mem_map_iterate,
     .map_update = mem_map_update,
+    .map_rewrite = mem_map_rewrite,
     .value_edit = mem_value_edit,
     .prefetch = mem_prefetch,
     .collect_keys = mem_collect_keys,

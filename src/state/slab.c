@@ -7,11 +7,9 @@
  */
 #include <stdint.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "state/slab.h"
+#include "util/bigmem.h"
 #include "weir/common.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -31,11 +29,14 @@
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-/* About 25% apart so that a record wastes at most a fifth of its block. */
+/* 16 bytes apart up to 256, then at most an eighth apart up to 640 and a
+ * fifth beyond: the records that fill a large state are small (a join
+ * keeps an entry of about 100 - 250 bytes per row), and a block rounded
+ * up by 32 bytes there wasted 6 % of it. */
 static const uint16_t class_size[WEIR__SLAB_NCLASS] = {
-    32,   48,   64,   80,   96,   112,  128,  160,  192,
-    224,  256,  320,  384,  448,  512,  640,  768,  896,
-    1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096,
+    32,   48,   64,   80,   96,   112,  128,  144,  160,  176,  192,  208,
+    224,  240,  256,  288,  320,  352,  384,  448,  512,  576,  640,  768,
+    896,  1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096,
 };
 
 /* Page header: the link to the next page and the page's size (16 bytes,
@@ -43,16 +44,18 @@ static const uint16_t class_size[WEIR__SLAB_NCLASS] = {
 #define PAGE_HDR 16
 
 /*
- * Once the slab holds BIG_AFTER bytes, new pages are BIG_PAGE bytes and
- * their 2 MiB-aligned interior is offered to the kernel as transparent
- * huge pages: state that grows by hundreds of megabytes (a regular join
- * keeps every row) then takes one page fault per 2 MiB instead of one per
- * 4 KiB, and fewer TLB misses on lookups. Small states keep 64 KiB pages,
- * so a job of many small operators does not round each up to megabytes.
+ * Once the slab holds BIG_AFTER bytes, new pages are BIG_PAGE bytes,
+ * 2 MiB-aligned and offered whole to the kernel as transparent huge pages
+ * (weir__bigmem_alloc): state that grows by hundreds of megabytes (a
+ * regular join keeps every row) then takes one page fault per 2 MiB
+ * instead of one per 4 KiB, and fewer TLB misses on lookups. (A page from
+ * weir_malloc started anywhere: only its 2 MiB-aligned interior, three of
+ * its four 2 MiB units, could be huge, and q20 at 2 M events had a third
+ * of its memory in 4 KiB pages.) Small states keep 64 KiB pages, so a job
+ * of many small operators does not round each up to megabytes.
  */
 #define BIG_AFTER ((uint64_t)4 << 20)
 #define BIG_PAGE ((size_t)8 << 20)
-#define HUGE_ALIGN ((uintptr_t)2 << 20)
 
 /* A large block's header: the neighbours on the slab's list. */
 typedef struct large_hdr {
@@ -86,24 +89,17 @@ static void page_hdr(void *page, size_t *size, void **next)
     memcpy(size, (uint8_t *)page + sizeof(void *), sizeof *size);
 }
 
-/* Asks for huge pages on the whole 2 MiB units inside [page, page + size). */
-static void advise_huge(uint8_t *page, size_t size)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    uintptr_t lo = ((uintptr_t)page + HUGE_ALIGN - 1) & ~(HUGE_ALIGN - 1);
-    uintptr_t hi = ((uintptr_t)page + size) & ~(HUGE_ALIGN - 1);
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: failure costs only speed */
-#else
-    (void)page;
-    (void)size;
-#endif
-}
+/* The classes up to 256 bytes are 16 apart: class i is 32 + 16 i. */
+#define SLAB_EVEN_MAX 256
+#define SLAB_EVEN_N 15
 
 static int class_of(size_t n)
 {
-    /* Binary search: called per allocation, the table is tiny. */
-    int lo = 0, hi = WEIR__SLAB_NCLASS - 1;
+    /* Per allocation (and per size asked of an entry): the small blocks a
+     * large state is made of by arithmetic, the rest by binary search. */
+    if (n <= SLAB_EVEN_MAX)
+        return n <= 32 ? 0 : (int)((n + 15) / 16) - 2;
+    int lo = SLAB_EVEN_N, hi = WEIR__SLAB_NCLASS - 1;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
         if (class_size[mid] >= n)
@@ -128,7 +124,10 @@ void weir__slab_fini(weir__slab *s)
         size_t size;
         page_hdr(p, &size, &next);
         UNPOISON(p, size);
-        weir_free(p);
+        if (size == BIG_PAGE)
+            weir__bigmem_free(p);
+        else
+            weir_free(p);
         p = next;
     }
     for (large_hdr *h = s->large, *next; h; h = next) {
@@ -179,11 +178,9 @@ void *weir__slab_alloc(weir__slab *s, size_t n)
             POISON(s->bump, class_size[t]);
         }
         size_t psize = s->bytes >= BIG_AFTER ? BIG_PAGE : WEIR__SLAB_PAGE;
-        uint8_t *page = weir_malloc(psize);
+        uint8_t *page = psize == BIG_PAGE ? weir__bigmem_alloc(psize, 16) : weir_malloc(psize);
         if (!page)
             return NULL;
-        if (psize == BIG_PAGE)
-            advise_huge(page, psize);
         memcpy(page, &s->pages, sizeof(void *));
         memcpy(page + sizeof(void *), &psize, sizeof psize);
         s->pages = page;

@@ -4,10 +4,11 @@
  *
  * Records of the in-memory backend are small and numerous; one malloc each
  * would cost time per record and a header per record. The slab carves blocks
- * of a few fixed sizes (32 B .. 4 KiB, about 25% apart) out of 64 KiB pages
- * taken from weir_malloc (8 MiB pages, offered to the kernel as huge pages,
- * once the slab holds 4 MiB), and keeps freed blocks on a free list per size so
- * that memory of removed (or expired) entries is reused by new ones. Larger
+ * of a few fixed sizes (32 B .. 4 KiB, 16 B apart up to 256 B, then at most
+ * 25% apart) out of 64 KiB pages taken from weir_malloc (8 MiB pages,
+ * offered to the kernel as huge pages, once the slab holds 4 MiB), and keeps
+ * freed blocks on a free list per size so that memory of removed (or
+ * expired) entries is reused by new ones. Larger
  * blocks go straight to weir_malloc, each on the slab's list of large blocks.
  * Pages are returned only at _fini, which frees the large blocks too: the
  * owner of a slab may drop everything in it at once, without visiting its
@@ -24,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WEIR__SLAB_NCLASS 27
+#define WEIR__SLAB_NCLASS 34
 #define WEIR__SLAB_MAX 4096
 #define WEIR__SLAB_PAGE (64 * 1024)
 

@@ -417,6 +417,38 @@ int weir_map_update(weir_state *st, const void *ns, size_t ns_len, const void *k
     return rc;
 }
 
+int weir_map_rewrite(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen,
+                     weir_map_rewrite_fn fn, void *ud)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if ((!k && klen) || !fn || st->desc.kind != WEIR_STATE_MAP || klen > UINT32_MAX)
+        return WEIR_EINVAL;
+    if (st->be->ops->map_rewrite)
+        return st->be->ops->map_rewrite(st, ns, ns_len, k, klen, fn, ud);
+    /* A get and a put (or a remove): the new value may be the old one's bytes. */
+    const void *old = NULL, *nv = NULL;
+    size_t oldlen = 0, nvlen = 0;
+    rc = st->be->ops->map_get(st, ns, ns_len, k, klen, &old, &oldlen);
+    bool had = rc == 0;
+    if (had && !old)
+        old = ""; /* present, empty: not NULL, which says absent */
+    if (rc == WEIR_ENOTFOUND) {
+        old = NULL;
+        oldlen = 0;
+    } else if (rc) {
+        return rc;
+    }
+    if ((rc = fn(ud, old, oldlen, &nv, &nvlen)) < 0)
+        return rc;
+    if (rc == 0)
+        return had ? st->be->ops->map_remove(st, ns, ns_len, k, klen) : 0;
+    if (nvlen > UINT32_MAX || (!nv && nvlen))
+        return WEIR_EINVAL;
+    return st->be->ops->map_put(st, ns, ns_len, k, klen, nv, nvlen);
+}
+
 int weir_map_iterate(weir_state *st, const void *ns, size_t ns_len,
                      weir_map_visit_fn fn, void *ud)
 {
