@@ -1611,6 +1611,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
         keeps[1] = true;
     const weir_sql_expr *keyconj[WEIR_KEY_MAX_COLS];
     bool null_safe[WEIR_KEY_MAX_COLS] = {0};
+    bool null_safe_resid = false; /* an IS NOT DISTINCT FROM pair decided in the residual (key_holds) */
     weir_buf keytext;
     weir_buf_init(&keytext);
     weir_expr *null_aware = NULL;
@@ -1656,6 +1657,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
                 if (nsafe && (!key_holds(kt[n_keys], weir_expr_type(bl)) || !key_holds(kt[n_keys], weir_expr_type(br)))) {
                     /* a key too long for the type is NULL, and would meet a NULL: decided exactly in the residual */
                     resid[n_resid++] = e;
+                    null_safe_resid = true;
                     continue;
                 }
                 if (lookup && !lookup_key_exact(weir_expr_type(bl), weir_expr_type(br)))
@@ -1679,6 +1681,12 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
             continue;
         }
         resid[n_resid++] = e;
+    }
+    if (null_safe_resid && (lookup || versioned)) { /* as for a key IS NOT DISTINCT FROM (below), whatever its types */
+        weir_buf_fini(&keytext);
+        return plan_error(pc, cond_loc(ref, on), WEIR_EUNSUPPORTED,
+                          "IS NOT DISTINCT FROM as the key of a %s join is not supported yet; write '='",
+                          lookup ? "lookup" : "temporal");
     }
     if (versioned && (rc = temporal_keys(pc, ref, versioned, sd, keycol, kt, keyconj, &n_keys, resid, &n_resid,
                                          &keytext))) {
@@ -1736,7 +1744,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
         }
         residual = x;
     }
-    bool any_null_safe = false;
+    bool any_null_safe = null_safe_resid; /* refused as a key would be, whatever its types */
     for (uint32_t i = 0; i < n_keys; i++)
         any_null_safe |= null_safe[i];
     if (any_null_safe && (lookup || versioned)) {
