@@ -72,7 +72,9 @@ void weir_error_clear(weir_error *err);
  * Nth allocation fail. The default is the C library's; while it is in
  * place, the large blocks of growing tables (2 MiB or more) are mapped
  * from the system instead, so that they grow without a copy (they still
- * count for weir_alloc_fail_after). A replacement allocator gets those too.
+ * count for weir_alloc_fail_after). A replacement allocator gets those too,
+ * and must return blocks aligned to 16 bytes, as the C library's are: a
+ * DECIMAL of more than 18 digits is a 16-byte value, loaded aligned.
  */
 typedef struct weir_allocator {
     void *(*realloc_fn)(void *ud, void *ptr, size_t size); /* size 0 = free */
