@@ -200,6 +200,21 @@ Test(memory, read_pointers_survive_cleanup_until_next_write)
 
 /* Element i of list `which` in large_lists_grow_keeping_their_elements;
  * from element `repeat_from` on, list 0 holds copies of its element 0. */
+/* Snapshots every key group of be and restores it in place (the state must come back as it was). */
+static void snapshot_restore_all(weir__backend *be)
+{
+    weir_buf b;
+    weir_buf_init(&b);
+    for (uint32_t kg = 0; kg < 128; kg++) {
+        weir_buf_clear(&b);
+        cr_assert_eq(weir__backend_snapshot_kg(be, kg, &b), 0);
+        weir_cursor c;
+        weir_cursor_init(&c, b.data, b.len);
+        cr_assert_eq(weir__backend_restore_kg(be, kg, &c), 0);
+    }
+    weir_buf_fini(&b);
+}
+
 static size_t big_elem(int which, int i, char *out)
 {
     size_t len = 1 + (size_t)((i * 37 + which * 11) % 300);
@@ -257,16 +272,7 @@ Test(memory, large_lists_grow_keeping_their_elements)
             n[w]++;
         }
         if (i == 3000) {
-            weir_buf b;
-            weir_buf_init(&b);
-            for (uint32_t kg = 0; kg < 128; kg++) {
-                weir_buf_clear(&b);
-                cr_assert_eq(weir__backend_snapshot_kg(be, kg, &b), 0);
-                weir_cursor c;
-                weir_cursor_init(&c, b.data, b.len);
-                cr_assert_eq(weir__backend_restore_kg(be, kg, &c), 0);
-            }
-            weir_buf_fini(&b);
+            snapshot_restore_all(be);
         }
     }
     /* Append list a's own first element to it from a read pointer, past at
@@ -464,16 +470,7 @@ Test(memory, map_values_change_size_in_place_or_in_a_new_block)
         len[w][e] = l + 1; /* 0: never written */
         seed[w][e] = sd;
         if (round == ROUNDS / 2) {
-            weir_buf b;
-            weir_buf_init(&b);
-            for (uint32_t kg = 0; kg < 128; kg++) {
-                weir_buf_clear(&b);
-                cr_assert_eq(weir__backend_snapshot_kg(be, kg, &b), 0);
-                weir_cursor c;
-                weir_cursor_init(&c, b.data, b.len);
-                cr_assert_eq(weir__backend_restore_kg(be, kg, &c), 0);
-            }
-            weir_buf_fini(&b);
+            snapshot_restore_all(be);
             cr_assert_eq(setk(be, "the-key"), 0);
         }
     }
