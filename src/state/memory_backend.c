@@ -244,6 +244,41 @@ static ment *ent_alloc(mem_backend *mb, const void *k, size_t klen, size_t vlen)
     return e;
 }
 
+/* A new entry of key k holding value v, written at stamp; NULL when out of memory. */
+static ment *ent_new(mem_backend *mb, const void *k, size_t klen, const void *v, size_t vlen, int64_t stamp)
+{
+    ment *e = ent_alloc(mb, k, klen, vlen);
+    if (!e)
+        return NULL;
+    if (vlen)
+        memcpy(ent_val(e), v, vlen);
+    e->stamp = stamp;
+    return e;
+}
+
+/*
+ * Entry *pe (key k) given value v at stamp: in place when the value needs
+ * a block of the same size, else in a new block that replaces it in *pe
+ * (v may point into the old value: it is read before the block is freed).
+ */
+static int ent_set(mem_backend *mb, void **pe, const void *k, size_t klen, const void *v, size_t vlen, int64_t stamp)
+{
+    ment *e = *pe;
+    if (ent_block(klen, vlen) == ent_size(e)) {
+        if (vlen)
+            memmove(ent_val(e), v, vlen);
+        e->vlen = (uint32_t)vlen;
+        e->stamp = stamp;
+        return 0;
+    }
+    ment *n = ent_new(mb, k, klen, v, vlen, stamp);
+    if (!n)
+        return WEIR_ENOMEM;
+    weir__slab_free(&mb->slab, e, ent_size(e));
+    *pe = n;
+    return 0;
+}
+
 /* ---- releasing memory: now (writes) or at the next write (reads) ---- */
 
 static bool retire_reserve(mem_backend *mb, size_t extra)
@@ -979,32 +1014,14 @@ static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
         goto fail;
     j = ent_find(m, eh, k, klen, &eempty);
     if (j != NONE) {
-        ment *e = m->slots[j].p;
-        if (ent_block(klen, vlen) == ent_size(e)) {
-            if (vlen)
-                memmove(ent_val(e), v, vlen);
-        } else {
-            ment *n = ent_alloc(mb, k, klen, vlen);
-            if (!n) {
-                rc = WEIR_ENOMEM;
-                goto fail;
-            }
-            memcpy(ent_val(n), v, vlen);
-            weir__slab_free(&mb->slab, e, ent_size(e));
-            m->slots[j].p = e = n;
-        }
-        e->vlen = (uint32_t)vlen;
-        e->stamp = stamp;
+        if ((rc = ent_set(mb, &m->slots[j].p, k, klen, v, vlen, stamp)))
+            goto fail;
     } else {
-        ment *e = ent_alloc(mb, k, klen, vlen);
+        ment *e = ent_new(mb, k, klen, v, vlen, stamp);
         if (!e) {
             rc = WEIR_ENOMEM;
             goto fail;
         }
-        if (vlen)
-            memcpy(ent_val(e), v, vlen);
-        e->vlen = (uint32_t)vlen;
-        e->stamp = stamp;
         m->slots[eempty] = (slot){eh, e};
         m->n++;
     }
@@ -1230,35 +1247,18 @@ static int mem_map_rewrite(weir_state *st, const void *ns, size_t nslen,
         ment *n;
         if ((rc = tab_reserve(mb, m, MAP_MIN)))
             goto out;
-        if (!(n = ent_alloc(mb, k, klen, nvlen))) {
+        if (!(n = ent_new(mb, k, klen, nv, nvlen, stamp))) {
             rc = WEIR_ENOMEM;
             goto out;
         }
-        if (nvlen)
-            memcpy(ent_val(n), nv, nvlen);
-        n->stamp = stamp;
         (void)ent_find(m, eh, k, klen, &empty);
         m->slots[empty] = (slot){eh, n};
         m->n++;
         if (stamp > r->stamp)
             r->stamp = stamp;
     } else {
-        if (ent_block(klen, nvlen) == ent_size(e)) {
-            if (nvlen)
-                memmove(ent_val(e), nv, nvlen);
-        } else {
-            ment *n = ent_alloc(mb, k, klen, nvlen);
-            if (!n) {
-                rc = WEIR_ENOMEM;
-                goto out;
-            }
-            if (nvlen)
-                memcpy(ent_val(n), nv, nvlen);
-            weir__slab_free(&mb->slab, e, ent_size(e));
-            m->slots[j].p = e = n;
-        }
-        e->vlen = (uint32_t)nvlen;
-        e->stamp = stamp;
+        if ((rc = ent_set(mb, &m->slots[j].p, k, klen, nv, nvlen, stamp)))
+            goto out;
         if (stamp > r->stamp)
             r->stamp = stamp;
     }
