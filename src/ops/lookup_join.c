@@ -107,7 +107,14 @@ static int key_of(const weir_batch *b, const uint32_t *cols, uint32_t n, uint32_
             rc = weir_buf_put(out, &d, sizeof d);
             break;
         }
-        default: rc = weir_buf_put_i64(out, ((const int64_t *)c->data)[row]); break;
+        default: {
+            size_t w = weir_type_size(c->type);
+            if (w == 8) /* BIGINT, timestamps, DECIMAL of up to 18 digits: as an INT's */
+                rc = weir_buf_put_i64(out, ((const int64_t *)c->data)[row]);
+            else /* both sides of one type (the planner casts the stream's): its bytes */
+                rc = weir_buf_put(out, (const char *)c->data + (size_t)row * w, w);
+            break;
+        }
         }
         if (rc)
             return rc;
@@ -374,7 +381,11 @@ static int put_key_value(lj_op *o, const weir_batch *in, uint32_t col, uint32_t 
         const char *s = weir_batch_str(in, col, r, &len);
         return weir_batch_set_str(k, kcol, kr, s, len);
     }
-    default: WEIR_COL_I64(k, kcol)[kr] = ((const int64_t *)src->data)[r]; return 0;
+    default: { /* the stream's key is of the table's type (the planner casts it): its bytes */
+        size_t w = weir_type_size(src->type);
+        memcpy((char *)k->cols[kcol].data + (size_t)kr * w, (const char *)src->data + (size_t)r * w, w);
+        return 0;
+    }
     }
 }
 
