@@ -842,8 +842,10 @@ static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uin
         k->orow = (uint32_t)row;
     }
     if (o->conf->with_rank) {
-        ((int64_t *)o->out->cols[o->n_cols].data)[row] = rank;
-        weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
+        weir_column *rk = &o->out->cols[o->n_cols];
+        ((int64_t *)rk->data)[row] = rank;
+        if (!rk->all_valid) /* the call only where the column has a bitmap (the rank is never NULL) */
+            weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
     }
     o->out->kind[row] = (uint8_t)kind;
     o->out->ts[row] = in->ts[r];
