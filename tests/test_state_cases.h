@@ -1172,50 +1172,60 @@ static void case_value_edit(const char *kind)
     weir_state *st = reg(be, "v", WEIR_STATE_VALUE, 0, 0);
     cr_assert_eq(setk(be, "k"), 0);
     /* absent: nothing kept */
-    cr_assert_eq(weir_value_edit(st, NS("w"), 5, insert_edit, &(edit_ins){"hello", 0, 0, false}), 0);
+    cr_assert_eq(weir_value_edit(st, NS("w"), 5, SIZE_MAX, insert_edit, &(edit_ins){"hello", 0, 0, false}), 0);
     expect_value(st, "w", "hello");
-    cr_assert_eq(weir_value_edit(st, NS("w"), 8, insert_edit, &(edit_ins){"abc", 2, 5, false}), 0);
+    cr_assert_eq(weir_value_edit(st, NS("w"), 8, SIZE_MAX, insert_edit, &(edit_ins){"abc", 2, 5, false}), 0);
     expect_value(st, "w", "heabcllo");
     /* grown far past the record's room: the old bytes come along */
     char big[1200];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = 0;
-    cr_assert_eq(weir_value_edit(st, NS("w"), 8 + 1199, insert_edit, &(edit_ins){big, 4, 8, false}), 0);
+    cr_assert_eq(weir_value_edit(st, NS("w"), 8 + 1199, SIZE_MAX, insert_edit, &(edit_ins){big, 4, 8, false}), 0);
     char *s = value_s(st, "w");
     cr_assert_eq(strlen(s), 1207);
     cr_assert(!strncmp(s, "heab", 4) && s[4] == 'x' && s[1202] == 'x' && !strcmp(s + 1203, "cllo"));
     free(s);
     /* cut shorter: keep is the new length */
-    cr_assert_eq(weir_value_edit(st, NS("w"), 3, insert_edit, &(edit_ins){"Z", 1, 3, false}), 0);
+    cr_assert_eq(weir_value_edit(st, NS("w"), 3, SIZE_MAX, insert_edit, &(edit_ins){"Z", 1, 3, false}), 0);
     expect_value(st, "w", "hZe");
     /* other namespaces and keys untouched */
     put_s(st, "o", "other");
     cr_assert_eq(setk(be, "k2"), 0);
-    cr_assert_eq(weir_value_edit(st, NS("w"), 2, insert_edit, &(edit_ins){"k2", 0, 0, false}), 0);
+    cr_assert_eq(weir_value_edit(st, NS("w"), 2, SIZE_MAX, insert_edit, &(edit_ins){"k2", 0, 0, false}), 0);
     cr_assert_eq(setk(be, "k"), 0);
     expect_value(st, "w", "hZe");
     expect_value(st, "o", "other");
     /* a failing edit: its code comes back; an absent value stays absent */
-    cr_assert_eq(weir_value_edit(st, NS("f"), 4, insert_edit, &(edit_ins){"abcd", 0, 0, true}), WEIR_EUSER);
+    cr_assert_eq(weir_value_edit(st, NS("f"), 4, SIZE_MAX, insert_edit, &(edit_ins){"abcd", 0, 0, true}), WEIR_EUSER);
     expect_value(st, "f", "<none>");
-    cr_assert_eq(weir_value_edit(st, NS("w"), 500, insert_edit, &(edit_ins){"q", 0, 3, true}), WEIR_EUSER);
-    cr_assert_eq(weir_value_edit(st, NS("w"), 3, insert_edit, &(edit_ins){"", 0, 3, false}), 0);
+    cr_assert_eq(weir_value_edit(st, NS("w"), 500, SIZE_MAX, insert_edit, &(edit_ins){"q", 0, 3, true}), WEIR_EUSER);
+    cr_assert_eq(weir_value_edit(st, NS("w"), 3, SIZE_MAX, insert_edit, &(edit_ins){"", 0, 3, false}), 0);
     /* bad arguments */
-    cr_assert_eq(weir_value_edit(st, NS("w"), 3, NULL, NULL), WEIR_EINVAL);
+    cr_assert_eq(weir_value_edit(st, NS("w"), 3, SIZE_MAX, NULL, NULL), WEIR_EINVAL);
     weir_state *ls = reg(be, "l", WEIR_STATE_LIST, 0, 0);
-    cr_assert_eq(weir_value_edit(ls, NS("w"), 3, insert_edit, &(edit_ins){"abc", 0, 0, false}), WEIR_EINVAL);
+    cr_assert_eq(weir_value_edit(ls, NS("w"), 3, SIZE_MAX, insert_edit, &(edit_ins){"abc", 0, 0, false}), WEIR_EINVAL);
+    /* keep_max: only that much of the old value is kept, in place and when the value moves */
+    cr_assert_eq(weir_value_edit(st, NS("m"), 3, SIZE_MAX, insert_edit, &(edit_ins){"abc", 0, 0, false}), 0);
+    cr_assert_eq(weir_value_edit(st, NS("m"), 3, 1, insert_edit, &(edit_ins){"XY", 1, 1, false}), 0);
+    expect_value(st, "m", "aXY");
+    cr_assert_eq(weir_value_edit(st, NS("m"), 1 + 1199, 1, insert_edit, &(edit_ins){big, 1, 1, false}), 0);
+    s = value_s(st, "m");
+    cr_assert(strlen(s) == 1200 && s[0] == 'a' && s[1] == 'x' && s[1199] == 'x');
+    free(s);
+    cr_assert_eq(weir_value_edit(st, NS("m"), 2, 0, insert_edit, &(edit_ins){"pq", 0, 0, false}), 0);
+    expect_value(st, "m", "pq");
     /* TTL: an expired value keeps nothing; an edit is a write (new stamp) */
     weir_state *ts = reg(be, "t", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
-    cr_assert_eq(weir_value_edit(ts, NS("w"), 3, insert_edit, &(edit_ins){"abc", 0, 0, false}), 0);
+    cr_assert_eq(weir_value_edit(ts, NS("w"), 3, SIZE_MAX, insert_edit, &(edit_ins){"abc", 0, 0, false}), 0);
     weir_manual_clock_set(mc, 60);
-    cr_assert_eq(weir_value_edit(ts, NS("w"), 4, insert_edit, &(edit_ins){"d", 3, 3, false}), 0);
+    cr_assert_eq(weir_value_edit(ts, NS("w"), 4, SIZE_MAX, insert_edit, &(edit_ins){"d", 3, 3, false}), 0);
     weir_manual_clock_set(mc, 120);
     expect_value(ts, "w", "abcd");
     weir_manual_clock_set(mc, 300);
-    cr_assert_eq(weir_value_edit(ts, NS("w"), 2, insert_edit, &(edit_ins){"ef", 0, 0, false}), 0);
+    cr_assert_eq(weir_value_edit(ts, NS("w"), 2, SIZE_MAX, insert_edit, &(edit_ins){"ef", 0, 0, false}), 0);
     expect_value(ts, "w", "ef");
     weir_manual_clock_set(mc, 500);
-    cr_assert_eq(weir_value_edit(ts, NS("w"), 2, insert_edit, &(edit_ins){"gh", 0, 0, true}), WEIR_EUSER);
+    cr_assert_eq(weir_value_edit(ts, NS("w"), 2, SIZE_MAX, insert_edit, &(edit_ins){"gh", 0, 0, true}), WEIR_EUSER);
     expect_value(ts, "w", "<none>");
     weir__backend_destroy(be);
     weir_manual_clock_destroy(mc);

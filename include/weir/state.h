@@ -99,18 +99,22 @@ int weir_value_put(weir_state *st, const void *ns, size_t ns_len, const void *va
 /*
  * Rewrites the value of the current key and namespace where it lies, as len
  * bytes: fn receives the value's storage resized to len writable bytes, of
- * which the first keep = min(len, old length) hold the old value (keep is 0
- * when there is none or it expired; the bytes after keep are unspecified),
- * and changes them in place. So a value of which a small part changes (an
- * entry inserted into a sorted list) costs a move of the bytes after it,
- * not a copy of the whole. A negative return of fn is the call's (the value
- * may then hold what fn wrote; an absent one stays absent). A write, for TTL
- * stamps and for pointers from earlier reads. The memory backend edits the
- * stored bytes (moving them to a new record only when the value outgrows
- * its room); RocksDB does a get and a put.
+ * which the first keep = min(len, old length, keep_max) hold the old value
+ * (keep is 0 when there is none or it expired; the bytes after keep are
+ * unspecified), and changes them in place. So a value of which a small part
+ * changes (an entry inserted into a sorted list) costs a move of the bytes
+ * after it, not a copy of the whole. keep_max says how much of the old value
+ * fn reads in place (SIZE_MAX: all of it): a caller that holds a copy of the
+ * old value and writes the rest from there spares the backend a copy of
+ * bytes it would overwrite when the value moves. A negative return of fn is
+ * the call's (the value may then hold what fn wrote; an absent one stays
+ * absent). A write, for TTL stamps and for pointers from earlier reads. The
+ * memory backend edits the stored bytes (moving them to a new record only
+ * when the value outgrows its room); RocksDB does a get and a put.
  */
 typedef int (*weir_value_edit_fn)(void *ud, uint8_t *val, size_t len, size_t keep);
-int weir_value_edit(weir_state *st, const void *ns, size_t ns_len, size_t len, weir_value_edit_fn fn, void *ud);
+int weir_value_edit(weir_state *st, const void *ns, size_t ns_len, size_t len, size_t keep_max, weir_value_edit_fn fn,
+                    void *ud);
 
 /* Removes the value / list / map of the current key and namespace (any kind). */
 int weir_state_clear(weir_state *st, const void *ns, size_t ns_len);

@@ -404,6 +404,24 @@ static int load(rank_op *o, uint32_t *n)
 
 /* ---- the batch's cache ---- */
 
+/* Equal keys of len bytes: 8 at a time inline (a partition key of one or two
+ * BIGINT columns is 9 or 18 bytes; a memcmp call per cache hit showed). */
+static inline bool key_eq(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            return false;
+    }
+    for (; i < len; i++)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
 /*
  * The cache entry of the partition with key bytes key[0..klen) of hash h,
  * read from state on first use (the current key is set then; a hit needs
@@ -419,7 +437,7 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, const uint8_t *key, size_t kl
     uint32_t i = weir__hash_slot(h) & (o->n_slots - 1);
     for (; o->slots[i]; i = (i + 1) & (o->n_slots - 1)) {
         rcache_ent *e = &o->ents[o->slots[i] - 1];
-        if (e->hash == h && e->klen == klen && (klen == 0 || !memcmp(o->ckeys.data + e->koff, key, klen))) {
+        if (e->hash == h && e->klen == klen && key_eq(o->ckeys.data + e->koff, key, klen)) {
             *out = e;
             return 0;
         }
@@ -542,23 +560,25 @@ typedef struct splice {
     rank_op *o;
     const rcache_ent *e;
     const weir_batch *in;
-    size_t old_end; /* the old value's bytes [0, old_end) are the old rows the list keeps */
 } splice;
 
 /*
  * Append-only input: the list's old rows are a prefix of the old value's
  * rows, in order (rows leave a list only at its end), so each lies at or
- * after its old place in the new value. Filled from the back, every run of
- * old rows moves once (or not at all: the ranks above the first new row)
- * and each new row is encoded into its place; the old bytes a step reads
- * are never ones an earlier step wrote. Reads the copy of the old value
- * instead when the stored one is not there (keep short: it expired).
+ * after its old place in the new value. Filled from the back: each new row
+ * is encoded into its place, and every run of old rows that moves is copied
+ * once from the entry's copy of the old value (e->val, as read from state);
+ * the old rows above the first new row stay where they are. The backend
+ * keeps only those (list_write's keep_max): when the value outgrows its
+ * record, the rows that move are not copied into the new one first and
+ * then moved again. keep short of them (the stored value expired, or is
+ * new) means they are copied too.
  */
 static int splice_fill(void *ud, uint8_t *val, size_t len, size_t keep)
 {
     const splice *sp = ud;
     const rcache_ent *e = sp->e;
-    const uint8_t *src = keep >= sp->old_end ? val : e->val.data;
+    const uint8_t *old = e->val.data;
     size_t at = len;
     for (uint32_t i = e->n_list; i-- > 0;) {
         const kept *k = &e->list[i];
@@ -577,11 +597,11 @@ static int splice_fill(void *ud, uint8_t *val, size_t len, size_t keep)
         uint32_t j = i; /* the run of old rows j..i */
         while (j > 0 && !e->list[j - 1].brow1)
             j--;
-        size_t from = (size_t)(e->list[j].enc - e->val.data);
-        size_t to = (size_t)(k->row + k->rowlen - e->val.data);
+        size_t from = (size_t)(e->list[j].enc - old);
+        size_t to = (size_t)(k->row + k->rowlen - old);
         at -= to - from;
-        if (src != val || at != from)
-            memmove(val + at, src + from, to - from);
+        if (at != from || to > keep)
+            memcpy(val + at, old + from, to - from);
         i = j;
     }
     assert(at == 4);
@@ -602,10 +622,12 @@ static int splice_fill(void *ud, uint8_t *val, size_t len, size_t keep)
  */
 static int list_write(rank_op *o, rcache_ent *e, const weir_batch *in)
 {
-    size_t len = 4, old_end = 4;
+    size_t len = 4, old_end = 4, in_place = 0; /* in_place: the old bytes before the first new row */
     for (uint32_t i = 0; i < e->n_list; i++) {
         kept *k = &e->list[i];
         if (k->brow1) {
+            if (!in_place)
+                in_place = old_end;
             k->rowlen = weir__crow_len(in, k->brow1 - 1, o->n_cols);
             len += varint_len(k->sklen) + k->sklen + varint_len(k->rowlen) + k->rowlen;
         } else {
@@ -616,8 +638,8 @@ static int list_write(rank_op *o, rcache_ent *e, const weir_batch *in)
             len += sz;
         }
     }
-    splice sp = {o, e, in, old_end};
-    return weir_value_edit(o->st, NULL, 0, len, splice_fill, &sp);
+    splice sp = {o, e, in};
+    return weir_value_edit(o->st, NULL, 0, len, in_place ? in_place : old_end, splice_fill, &sp);
 }
 
 /* Writes back the partitions the batch in changed and empties the cache. */
@@ -811,8 +833,9 @@ static int out_row(rank_op *o, weir_op_ctx *ctx)
     return (int)r;
 }
 
-/* Emits a kept row (or, with k NULL, input row r of in) as kind, with rank when the output has it. */
-static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uint32_t r, weir_row_kind kind,
+/* Emits a kept row (or, with k NULL, input row r of in) as kind, with rank when the output has it.
+ * Inline: a Top-10 emits two rows per rank a new row shifts, and the call itself showed. */
+__attribute__((always_inline)) static inline int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uint32_t r, weir_row_kind kind,
                 int64_t rank)
 {
     int row = out_row(o, ctx);
@@ -838,8 +861,10 @@ static int emit(rank_op *o, weir_op_ctx *ctx, kept *k, const weir_batch *in, uin
         k->orow = (uint32_t)row;
     }
     if (o->conf->with_rank) {
-        ((int64_t *)o->out->cols[o->n_cols].data)[row] = rank;
-        weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
+        weir_column *rk = &o->out->cols[o->n_cols];
+        ((int64_t *)rk->data)[row] = rank;
+        if (!rk->all_valid) /* the call only where the column has a bitmap (the rank is never NULL) */
+            weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
     }
     o->out->kind[row] = (uint8_t)kind;
     o->out->ts[row] = in->ts[r];

@@ -69,7 +69,7 @@ typedef struct weir__backend_ops {
                        weir_map_visit_fn fn, void *ud);
     /* Optional (NULL: weir_value_edit does a get and a put). */
     int (*value_edit)(weir_state *st, const void *ns, size_t nslen, size_t len,
-                      weir_value_edit_fn fn, void *ud);
+                      size_t keep_max, weir_value_edit_fn fn, void *ud);
     /* Optional: a hint, see weir__state_prefetch (NULL: none). */
     void (*prefetch)(weir_state *st, uint64_t key_hash, int stage);
     /* Optional (NULL: weir_map_update does a get and a put). */

@@ -756,7 +756,8 @@ static int mem_update(weir_state *st, const void *ns, size_t nslen,
  * record stays when fn fails).
  */
 static int mem_value_edit(weir_state *st, const void *ns, size_t nslen,
-                          size_t len, weir_value_edit_fn fn, void *ud)
+                          size_t len, size_t keep_max, weir_value_edit_fn fn,
+                          void *ud)
 {
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
@@ -773,6 +774,8 @@ static int mem_value_edit(weir_state *st, const void *ns, size_t nslen,
     size_t keep = 0;
     if (r && !rec_expired(st, r, now))
         keep = r->vlen < len ? r->vlen : len;
+    if (keep > keep_max) /* the caller writes the rest itself */
+        keep = keep_max;
     if (r && len <= r->vcap) {
         if ((rc = fn(ud, rec_val(r), len, keep)) >= 0) {
             r->vlen = (uint32_t)len;

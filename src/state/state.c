@@ -280,7 +280,8 @@ int weir_value_put(weir_state *st, const void *ns, size_t ns_len,
     return st->be->ops->put(st, ns, ns_len, val, len);
 }
 
-int weir_value_edit(weir_state *st, const void *ns, size_t ns_len, size_t len, weir_value_edit_fn fn, void *ud)
+int weir_value_edit(weir_state *st, const void *ns, size_t ns_len, size_t len, size_t keep_max, weir_value_edit_fn fn,
+                    void *ud)
 {
     int rc = check(st, ns, ns_len);
     if (rc)
@@ -288,7 +289,7 @@ int weir_value_edit(weir_state *st, const void *ns, size_t ns_len, size_t len, w
     if (!fn || !value_like(st->desc.kind) || len > UINT32_MAX)
         return WEIR_EINVAL;
     if (st->be->ops->value_edit)
-        return st->be->ops->value_edit(st, ns, ns_len, len, fn, ud);
+        return st->be->ops->value_edit(st, ns, ns_len, len, keep_max, fn, ud);
     /* A get and a put of a copy. */
     const void *old;
     size_t oldlen = 0;
@@ -296,6 +297,8 @@ int weir_value_edit(weir_state *st, const void *ns, size_t ns_len, size_t len, w
     if (rc && rc != WEIR_ENOTFOUND)
         return rc;
     size_t keep = rc ? 0 : oldlen < len ? oldlen : len;
+    if (keep > keep_max)
+        keep = keep_max;
     uint8_t *buf = weir_malloc(len ? len : 1);
     if (!buf)
         return WEIR_ENOMEM;
