@@ -699,10 +699,15 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
             return 0;
         }
     }
-    /* Exact numerics with different scales (or 128-bit ones) compare without conversion. */
+    /*
+     * Exact numerics with different scales (or 128-bit ones) compare without
+     * conversion; so does an integer beside a DECIMAL, whose common type (a
+     * BIGINT's DECIMAL(19, 0)) may be 128-bit where neither operand is.
+     */
     if (weir__is_exact(x->type.id) && weir__is_exact(y->type.id) &&
         (x->type.id == WEIR_TYPE_DECIMAL || y->type.id == WEIR_TYPE_DECIMAL) &&
-        (arg_scale(x) != arg_scale(y) || weir_type_is_wide(x->type) || weir_type_is_wide(y->type))) {
+        (arg_scale(x) != arg_scale(y) || x->type.id != y->type.id || weir_type_is_wide(x->type) ||
+         weir_type_is_wide(y->type))) {
         for (int k = 0; k < 2; k++)
             if (args[k]->type.id == WEIR_TYPE_INT &&
                 weir__coerce(a, &args[k], tmake(WEIR_TYPE_BIGINT, args[k]->type.nullable), err))
