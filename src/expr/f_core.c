@@ -667,13 +667,21 @@ static int cmp_at(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
     }
 }
 
+/* Whether row i of x and of y hold equal values, as '=' says: a DOUBLE NaN equals nothing, not even NaN. */
+static bool equal_at(const xvec *x, const xvec *y, uint32_t i)
+{
+    if (x->type.id == WEIR_TYPE_DOUBLE && y->type.id == WEIR_TYPE_DOUBLE)
+        return ((const double *)x->data)[i] == ((const double *)y->data)[i];
+    return cmp_at(x, i, y, i) == 0;
+}
+
 static int distinct_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)cx, (void)act;
     uint8_t *o = out->data;
     for (uint32_t i = 0; i < n; i++) {
         bool n1 = a[0].nulls && a[0].nulls[i], n2 = a[1].nulls && a[1].nulls[i];
-        bool distinct = (n1 != n2) || (!n1 && cmp_at(&a[0], i, &a[1], i) != 0);
+        bool distinct = (n1 != n2) || (!n1 && !equal_at(&a[0], &a[1], i));
         o[i] = (uint8_t)(distinct == (e->p0 == C_NE));
     }
     return 0;
