@@ -761,6 +761,15 @@ static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_ty
     return plan_note_from(pc, name, q, rt->alias, &path, NULL);
 }
 
+/* Whether table t is queried by key (jdbc) rather than read whole. */
+static bool queried_by_key(const cat_table *t)
+{
+    for (size_t i = 0; i < t->n_opts; i++)
+        if (!strcasecmp(t->opts[i].key, "connector"))
+            return !strcasecmp(t->opts[i].value, "jdbc");
+    return false;
+}
+
 /*
  * The lookup join itself: the stream side filtered and its keys projected
  * as for any join; the table side's conditions become the filter applied
@@ -784,9 +793,30 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
                               t->name, i + 1);
         lc.right_keys[i] = (uint32_t)keycol[1][i];
         weir_type l = weir_expr_type(sd[0].keys[i]), r = t->physical->fields[keycol[1][i]].type;
+        if (kt[i].id == WEIR_TYPE_DOUBLE && (is_int(r.id) || r.id == WEIR_TYPE_DECIMAL)) {
+            /*
+             * The key meets the column as the nearest double, which values
+             * of more than 15 digits share (2^53 + 1 meets 2^53): cast to
+             * the column's type, the key would find one of them at most, so
+             * the table is keyed by its values as DOUBLEs. A table queried
+             * by key compares in the database, by the column's type.
+             */
+            if (!queried_by_key(t)) {
+                lc.right_as_double[i] = true;
+                lkt[i] = kt[i];
+                continue;
+            }
+            if (r.id == WEIR_TYPE_BIGINT || (r.id == WEIR_TYPE_DECIMAL && r.precision > 15)) {
+                char a[64], b[64];
+                return plan_error(pc, ref->u.join.op_loc, WEIR_EPLAN,
+                                  "a lookup join cannot compare a %s key with column '%s' of table '%s', a %s, as "
+                                  "doubles where the table is queried by key: add a CAST of the key to %s",
+                                  weir_type_format(l, a, sizeof a), t->physical->fields[keycol[1][i]].name, t->name,
+                                  weir_type_format(r, b, sizeof b), b);
+            }
+        }
         bool ints = (l.id == WEIR_TYPE_INT || l.id == WEIR_TYPE_BIGINT) && (r.id == WEIR_TYPE_INT || r.id == WEIR_TYPE_BIGINT);
         lkt[i] = ints ? l : r; /* INT and BIGINT keys compare as numbers; other types are cast to the table's */
-        (void)kt;
     }
     /* conditions on the table alone filter it as it is read */
     weir_expr *filter = NULL;
