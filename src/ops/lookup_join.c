@@ -30,14 +30,12 @@
  * table is read again at a restore).
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
 #include "util/dec128.h"
 #include "util/hindex.h"
-#include "util/pow10.h"
 #include "weir/expr.h"
 #include "weir/key.h"
 
@@ -88,14 +86,12 @@ static double exact_as_double(const weir_column *c, uint32_t row)
 {
     if (weir_type_is_wide(c->type)) {
         weir_i128 v;
-        char text[48];
         memcpy(&v, (const char *)c->data + (size_t)row * sizeof v, sizeof v);
-        weir__dec_format(v, c->type.scale, text);
-        return strtod(text, NULL);
+        return weir__dec_to_double(v, c->type.scale);
     }
     switch (c->type.id) {
     case WEIR_TYPE_INT: return ((const int32_t *)c->data)[row];
-    case WEIR_TYPE_DECIMAL: return (double)((const int64_t *)c->data)[row] / (double)weir__pow10[c->type.scale];
+    case WEIR_TYPE_DECIMAL: return weir__dec_to_double(((const int64_t *)c->data)[row], c->type.scale);
     default: return (double)((const int64_t *)c->data)[row];
     }
 }

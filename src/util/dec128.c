@@ -1,4 +1,6 @@
 /* src/util/dec128.c - 128-bit DECIMAL arithmetic with 256-bit intermediates. */
+#include <stdlib.h>
+
 #include "util/dec128.h"
 
 typedef unsigned __int128 u128;
@@ -213,4 +215,19 @@ weir_i128 weir__dec_mod(weir_i128 a, int up, weir_i128 b)
         x = mul128(uabs(a), (u128)weir__pow10_128[up]);
     u128 r = mod256(x, uabs(b));
     return a < 0 ? -(weir_i128)r : (weir_i128)r;
+}
+
+double weir__dec_to_double(weir_i128 v, int scale)
+{
+    /* Both operands exact in a double (|v| <= 2^53, 10^scale up to 10^22): one rounding, the division's. */
+    if (v <= ((weir_i128)1 << 53) && v >= -((weir_i128)1 << 53) && scale <= 22) {
+        double p = 1;
+        for (int i = 0; i < scale; i++)
+            p *= 10;
+        return (double)v / p;
+    }
+    /* Else through the exact text, which strtod rounds once. */
+    char text[48];
+    weir__dec_format(v, scale, text);
+    return strtod(text, NULL);
 }
