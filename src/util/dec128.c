@@ -220,12 +220,10 @@ weir_i128 weir__dec_mod(weir_i128 a, int up, weir_i128 b)
 double weir__dec_to_double(weir_i128 v, int scale)
 {
     /* Both operands exact in a double (|v| <= 2^53, 10^scale up to 10^22): one rounding, the division's. */
-    if (v <= ((weir_i128)1 << 53) && v >= -((weir_i128)1 << 53) && scale <= 22) {
-        double p = 1;
-        for (int i = 0; i < scale; i++)
-            p *= 10;
-        return (double)v / p;
-    }
+    static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (v <= ((weir_i128)1 << 53) && v >= -((weir_i128)1 << 53) && scale <= 22)
+        return (double)v / p10[scale];
     /* Else through the exact text, which strtod rounds once. */
     char text[48];
     weir__dec_format(v, scale, text);
