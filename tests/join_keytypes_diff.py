@@ -353,6 +353,8 @@ def run_case(case):
     pool = rng.sample(base, rng.randint(3, min(9, len(base))))
     if any(t[1:] in LONG_DECIMALS for t in (tl, tr)):
         pool += LONG_POOL
+    if any(is_double(t) for t in (tl, tr)) and rng.random() < 0.6:
+        pool += ["-0.0", "0", "NaN"]  # -0.0 meets 0 of any type, NaN nothing
     lpool, rpool = [v for v in pool if holds(tl, v)], [v for v in pool if holds(tr, v)]
     # so that the two sides meet: a value of one side's pool in the other's type when there is one
     for side_pool, t in ((lpool, tl), (rpool, tr)):
