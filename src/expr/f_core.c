@@ -931,6 +931,21 @@ typedef struct inset {
     xstrset *strs; /* STRING / BYTES: the values as a hash set (NULL for other types) */
 } inset;
 
+/*
+ * cmp_at with a DOUBLE NaN after every number and equal to NaN: a total
+ * order, to sort, deduplicate and search IN's set (a NaN probe is found by
+ * nothing, as NaN = x is never TRUE).
+ */
+static int in_cmp(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
+{
+    if (x->type.id == WEIR_TYPE_DOUBLE) {
+        double a = ((const double *)x->data)[i], b = ((const double *)y->data)[j];
+        if (a != a || b != b)
+            return (a != a) - (b != b);
+    }
+    return cmp_at(x, i, y, j);
+}
+
 static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)act;
@@ -952,9 +967,11 @@ static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, con
             continue;
         uint32_t lo = 0, hi = s->n;
         bool found = false;
+        if (a[0].type.id == WEIR_TYPE_DOUBLE && isnan(((const double *)a[0].data)[i]))
+            hi = 0;
         while (lo < hi) {
             uint32_t mid = (lo + hi) / 2;
-            int c = cmp_at(&a[0], i, &s->vals, mid);
+            int c = in_cmp(&a[0], i, &s->vals, mid);
             if (c == 0) {
                 found = true;
                 break;
@@ -997,7 +1014,7 @@ void weir__in_value(const weir_expr *e, uint32_t i, weir_value *out)
 static _Thread_local const xvec *g_sort_vec; /* qsort has no context argument */
 static int sort_idx_cmp(const void *pa, const void *pb)
 {
-    return cmp_at(g_sort_vec, *(const uint32_t *)pa, g_sort_vec, *(const uint32_t *)pb);
+    return in_cmp(g_sort_vec, *(const uint32_t *)pa, g_sort_vec, *(const uint32_t *)pb);
 }
 
 /*
@@ -1130,7 +1147,7 @@ static int bind_in(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_
         qsort(idx, m, sizeof *idx, sort_idx_cmp);
     uint32_t k = 0;
     for (uint32_t i = 0; i < m; i++) {
-        if (k && cmp_at(&tmpv, idx[i], &tmpv, idx[i - 1]) == 0)
+        if (k && in_cmp(&tmpv, idx[i], &tmpv, idx[i - 1]) == 0)
             continue;
         memcpy(sorted + k * w, vals + idx[i] * w, w);
         k++;
