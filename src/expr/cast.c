@@ -474,17 +474,14 @@ static inline __int128 exact_at(const xvec *v, uint32_t i)
 
 static inline double dbl_at(const xvec *v, uint32_t i)
 {
-    if (weir_type_is_wide(v->type)) {
-        /* Through the exact text, so the double is the nearest one (BigDecimal.doubleValue). */
-        char buf[48];
-        weir__dec_format(((const weir_i128 *)v->data)[i], v->type.scale, buf);
-        return strtod(buf, NULL);
-    }
+    /* A DECIMAL as the double nearest it (BigDecimal.doubleValue), its digits past a double's too. */
+    if (weir_type_is_wide(v->type))
+        return weir__dec_to_double(((const weir_i128 *)v->data)[i], v->type.scale);
     switch (v->type.id) {
     case WEIR_TYPE_INT: return ((const int32_t *)v->data)[i];
     case WEIR_TYPE_BOOLEAN: return ((const uint8_t *)v->data)[i];
     case WEIR_TYPE_DOUBLE: return ((const double *)v->data)[i];
-    case WEIR_TYPE_DECIMAL: return (double)((const int64_t *)v->data)[i] / (double)weir__pow10[v->type.scale];
+    case WEIR_TYPE_DECIMAL: return weir__dec_to_double(((const int64_t *)v->data)[i], v->type.scale);
     default: return (double)((const int64_t *)v->data)[i];
     }
 }

@@ -667,13 +667,21 @@ static int cmp_at(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
     }
 }
 
+/* Whether row i of x and of y hold equal values, as '=' says: a DOUBLE NaN equals nothing, not even NaN. */
+static bool equal_at(const xvec *x, const xvec *y, uint32_t i)
+{
+    if (x->type.id == WEIR_TYPE_DOUBLE && y->type.id == WEIR_TYPE_DOUBLE)
+        return ((const double *)x->data)[i] == ((const double *)y->data)[i];
+    return cmp_at(x, i, y, i) == 0;
+}
+
 static int distinct_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)cx, (void)act;
     uint8_t *o = out->data;
     for (uint32_t i = 0; i < n; i++) {
         bool n1 = a[0].nulls && a[0].nulls[i], n2 = a[1].nulls && a[1].nulls[i];
-        bool distinct = (n1 != n2) || (!n1 && cmp_at(&a[0], i, &a[1], i) != 0);
+        bool distinct = (n1 != n2) || (!n1 && !equal_at(&a[0], &a[1], i));
         o[i] = (uint8_t)(distinct == (e->p0 == C_NE));
     }
     return 0;
@@ -699,10 +707,15 @@ static int bind_cmp_operands(weir_expr_arena *a, const xfunc *f, weir_expr **arg
             return 0;
         }
     }
-    /* Exact numerics with different scales (or 128-bit ones) compare without conversion. */
+    /*
+     * Exact numerics with different scales (or 128-bit ones) compare without
+     * conversion; so does an integer beside a DECIMAL, whose common type (a
+     * BIGINT's DECIMAL(19, 0)) may be 128-bit where neither operand is.
+     */
     if (weir__is_exact(x->type.id) && weir__is_exact(y->type.id) &&
         (x->type.id == WEIR_TYPE_DECIMAL || y->type.id == WEIR_TYPE_DECIMAL) &&
-        (arg_scale(x) != arg_scale(y) || weir_type_is_wide(x->type) || weir_type_is_wide(y->type))) {
+        (arg_scale(x) != arg_scale(y) || x->type.id != y->type.id || weir_type_is_wide(x->type) ||
+         weir_type_is_wide(y->type))) {
         for (int k = 0; k < 2; k++)
             if (args[k]->type.id == WEIR_TYPE_INT &&
                 weir__coerce(a, &args[k], tmake(WEIR_TYPE_BIGINT, args[k]->type.nullable), err))
@@ -918,6 +931,21 @@ typedef struct inset {
     xstrset *strs; /* STRING / BYTES: the values as a hash set (NULL for other types) */
 } inset;
 
+/*
+ * cmp_at with a DOUBLE NaN after every number and equal to NaN: a total
+ * order, to sort, deduplicate and search IN's set (a NaN probe is found by
+ * nothing, as NaN = x is never TRUE).
+ */
+static int in_cmp(const xvec *x, uint32_t i, const xvec *y, uint32_t j)
+{
+    if (x->type.id == WEIR_TYPE_DOUBLE) {
+        double a = ((const double *)x->data)[i], b = ((const double *)y->data)[j];
+        if (a != a || b != b)
+            return (a != a) - (b != b);
+    }
+    return cmp_at(x, i, y, j);
+}
+
 static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)act;
@@ -939,9 +967,11 @@ static int in_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, con
             continue;
         uint32_t lo = 0, hi = s->n;
         bool found = false;
+        if (a[0].type.id == WEIR_TYPE_DOUBLE && isnan(((const double *)a[0].data)[i]))
+            hi = 0;
         while (lo < hi) {
             uint32_t mid = (lo + hi) / 2;
-            int c = cmp_at(&a[0], i, &s->vals, mid);
+            int c = in_cmp(&a[0], i, &s->vals, mid);
             if (c == 0) {
                 found = true;
                 break;
@@ -984,7 +1014,7 @@ void weir__in_value(const weir_expr *e, uint32_t i, weir_value *out)
 static _Thread_local const xvec *g_sort_vec; /* qsort has no context argument */
 static int sort_idx_cmp(const void *pa, const void *pb)
 {
-    return cmp_at(g_sort_vec, *(const uint32_t *)pa, g_sort_vec, *(const uint32_t *)pb);
+    return in_cmp(g_sort_vec, *(const uint32_t *)pa, g_sort_vec, *(const uint32_t *)pb);
 }
 
 /*
@@ -1117,7 +1147,7 @@ static int bind_in(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_
         qsort(idx, m, sizeof *idx, sort_idx_cmp);
     uint32_t k = 0;
     for (uint32_t i = 0; i < m; i++) {
-        if (k && cmp_at(&tmpv, idx[i], &tmpv, idx[i - 1]) == 0)
+        if (k && in_cmp(&tmpv, idx[i], &tmpv, idx[i - 1]) == 0)
             continue;
         memcpy(sorted + k * w, vals + idx[i] * w, w);
         k++;

@@ -34,6 +34,7 @@
 
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "util/dec128.h"
 #include "util/hindex.h"
 #include "weir/expr.h"
 #include "weir/key.h"
@@ -80,7 +81,24 @@ typedef struct lj_op {
 
 /* ---- keys: SQL values, INT and BIGINT alike (DATE and TIME are 32-bit too) ---- */
 
-static int key_of(const weir_batch *b, const uint32_t *cols, uint32_t n, uint32_t row, weir_buf *out)
+/* An exact number (INT, BIGINT, DECIMAL) as CAST(x AS DOUBLE) makes it, so as '=' beside a DOUBLE compares it. */
+static double exact_as_double(const weir_column *c, uint32_t row)
+{
+    if (weir_type_is_wide(c->type)) {
+        weir_i128 v;
+        memcpy(&v, (const char *)c->data + (size_t)row * sizeof v, sizeof v);
+        return weir__dec_to_double(v, c->type.scale);
+    }
+    switch (c->type.id) {
+    case WEIR_TYPE_INT: return ((const int32_t *)c->data)[row];
+    case WEIR_TYPE_DECIMAL: return weir__dec_to_double(((const int64_t *)c->data)[row], c->type.scale);
+    default: return (double)((const int64_t *)c->data)[row];
+    }
+}
+
+/* The key of row `row`; as_double (a table row's, or NULL) marks exact columns keyed as their DOUBLE. */
+static int key_of(const weir_batch *b, const uint32_t *cols, const bool *as_double, uint32_t n, uint32_t row,
+                  weir_buf *out)
 {
     weir_buf_clear(out);
     for (uint32_t i = 0; i < n; i++) {
@@ -88,6 +106,12 @@ static int key_of(const weir_batch *b, const uint32_t *cols, uint32_t n, uint32_
         if (weir_batch_is_null(b, cols[i], row))
             return 1; /* a NULL key matches nothing */
         int rc;
+        if (as_double && as_double[i]) {
+            double d = exact_as_double(c, row);
+            if ((rc = weir_buf_put(out, &d, sizeof d)))
+                return rc;
+            continue;
+        }
         switch (c->type.id) {
         case WEIR_TYPE_INT:
         case WEIR_TYPE_DATE:
@@ -139,7 +163,7 @@ static uint32_t find(const lj_op *o, const uint8_t *k, size_t len, uint64_t h)
 static int add_row(lj_op *o, const weir_batch *b, uint32_t r)
 {
     const weir_lookup_join_config *c = o->conf;
-    int rc = key_of(b, c->right_keys, c->n_keys, r, &o->kb);
+    int rc = key_of(b, c->right_keys, c->right_as_double, c->n_keys, r, &o->kb);
     if (rc)
         return rc > 0 ? 0 : rc; /* a NULL key is never found */
     if (o->n_rows == o->cap_rows) {
@@ -406,7 +430,7 @@ static int lookup_batch(lj_op *o, weir_op_ctx *ctx, const weir_batch *in)
     o->gen++;
     weir_batch_reset(o->keys_b);
     for (uint32_t r = 0; r < in->n_rows; r++) {
-        int rc = key_of(in, c->left_keys, c->n_keys, r, &o->kb);
+        int rc = key_of(in, c->left_keys, NULL, c->n_keys, r, &o->kb);
         if (rc < 0)
             return rc;
         if (rc)
@@ -479,7 +503,7 @@ static int lj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
     }
     weir_expr_env_set_watermark(o->env, weir_op_watermark(ctx));
     for (uint32_t r = 0; r < in->n_rows; r++) {
-        int rc = key_of(in, c->left_keys, c->n_keys, r, &o->kb);
+        int rc = key_of(in, c->left_keys, NULL, c->n_keys, r, &o->kb);
         if (rc < 0)
             return rc;
         bool any = false;

@@ -380,6 +380,8 @@ typedef struct weir_lookup_join_config {
     uint32_t n_keys;
     uint32_t left_keys[WEIR_KEY_MAX_COLS];  /* input columns */
     uint32_t right_keys[WEIR_KEY_MAX_COLS]; /* table columns */
+    /* an exact table column (INT, BIGINT, DECIMAL) met by a DOUBLE key: keyed as its DOUBLE (read whole only) */
+    bool right_as_double[WEIR_KEY_MAX_COLS];
     uint32_t n_out;           /* leading input columns that form the output */
     const weir_expr *residual; /* borrowed; over the output row, or NULL */
     bool left_outer;          /* LEFT JOIN: rows without a match padded with NULLs */

@@ -423,15 +423,44 @@ static int push_filter(plan_ctx *pc, join_side *sd, const weir_sql_expr **v, uin
     return 0;
 }
 
-/* Adds a projection below the join computing the keys that are not plain columns of the right type. */
-static int key_projection(plan_ctx *pc, join_side *sd, const weir_type *kt, uint32_t n_keys)
+/*
+ * The key of a DOUBLE key value e. Keys meet by their bytes, so -0.0 is
+ * made 0.0 (x + 0.0), as '=' says they are equal; and since NaN equals
+ * nothing, under '=' it is made NULL, which meets nothing. A key IS NOT
+ * DISTINCT FROM keeps NaN (NULL would meet NULL): its conjunct, in the
+ * join's condition too, rejects it.
+ */
+static int double_key(plan_ctx *pc, weir_sql_loc loc, weir_expr *e, bool null_safe, weir_expr **out)
+{
+    weir_error err = {0};
+    weir_expr *zero = weir_expr_lit_double(pc->arena, 0.0), *sum, *eq;
+    if (!zero)
+        return WEIR_ENOMEM;
+    weir_expr *add[2] = {e, zero}, *same[2] = {e, e};
+    if (weir_expr_call(pc->arena, "+", add, 2, &sum, &err))
+        return plan_error(pc, loc, WEIR_EPLAN, "join key: %s", err.message);
+    if (null_safe) {
+        *out = sum;
+        return 0;
+    }
+    if (weir_expr_call(pc->arena, "=", same, 2, &eq, &err) || weir_expr_case(pc->arena, &eq, &sum, 1, NULL, out, &err))
+        return plan_error(pc, loc, WEIR_EPLAN, "join key: %s", err.message);
+    return 0;
+}
+
+/*
+ * Adds a projection below the join computing the keys that are not plain
+ * columns of the right type, and every DOUBLE key (double_key); null_safe
+ * marks the keys IS NOT DISTINCT FROM (NULL: none).
+ */
+static int key_projection(plan_ctx *pc, join_side *sd, const weir_type *kt, const bool *null_safe, uint32_t n_keys)
 {
     uint32_t np = sd->r.n_physical;
     for (uint32_t i = 0; i < n_keys; i++) {
         weir_type t = weir_expr_type(sd->keys[i]);
         int32_t col = weir_expr_column_index(sd->keys[i]);
         if (col >= 0 && (uint32_t)col < np && t.id == kt[i].id && t.precision == kt[i].precision &&
-            t.scale == kt[i].scale) {
+            t.scale == kt[i].scale && kt[i].id != WEIR_TYPE_DOUBLE) {
             sd->ks.cols[i] = (uint32_t)col;
             continue;
         }
@@ -459,6 +488,9 @@ static int key_projection(plan_ctx *pc, join_side *sd, const weir_type *kt, uint
         if ((t.id != kt[i].id || t.precision != kt[i].precision || t.scale != kt[i].scale) &&
             weir_expr_cast(pc->arena, e, kt[i], false, &e, &err))
             return plan_error(pc, sd->r.loc, WEIR_EPLAN, "join key %u: %s", i + 1, err.message);
+        int rc;
+        if (kt[i].id == WEIR_TYPE_DOUBLE && (rc = double_key(pc, sd->r.loc, e, null_safe && null_safe[i], &e)))
+            return rc;
         char nm[32];
         snprintf(nm, sizeof nm, "$joinkey%u", i);
         exprs[sd->ks.cols[i]] = e;
@@ -729,6 +761,15 @@ static int lookup_side(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_ty
     return plan_note_from(pc, name, q, rt->alias, &path, NULL);
 }
 
+/* Whether table t is queried by key (jdbc) rather than read whole. */
+static bool queried_by_key(const cat_table *t)
+{
+    for (size_t i = 0; i < t->n_opts; i++)
+        if (!strcasecmp(t->opts[i].key, "connector"))
+            return !strcasecmp(t->opts[i].value, "jdbc");
+    return false;
+}
+
 /*
  * The lookup join itself: the stream side filtered and its keys projected
  * as for any join; the table side's conditions become the filter applied
@@ -752,9 +793,30 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
                               t->name, i + 1);
         lc.right_keys[i] = (uint32_t)keycol[1][i];
         weir_type l = weir_expr_type(sd[0].keys[i]), r = t->physical->fields[keycol[1][i]].type;
+        if (kt[i].id == WEIR_TYPE_DOUBLE && (is_int(r.id) || r.id == WEIR_TYPE_DECIMAL)) {
+            /*
+             * The key meets the column as the nearest double, which values
+             * of more than 15 digits share (2^53 + 1 meets 2^53): cast to
+             * the column's type, the key would find one of them at most, so
+             * the table is keyed by its values as DOUBLEs. A table queried
+             * by key compares in the database, by the column's type.
+             */
+            if (!queried_by_key(t)) {
+                lc.right_as_double[i] = true;
+                lkt[i] = kt[i];
+                continue;
+            }
+            if (r.id == WEIR_TYPE_BIGINT || (r.id == WEIR_TYPE_DECIMAL && r.precision > 15)) {
+                char a[64], b[64];
+                return plan_error(pc, ref->u.join.op_loc, WEIR_EPLAN,
+                                  "a lookup join cannot compare a %s key with column '%s' of table '%s', a %s, as "
+                                  "doubles where the table is queried by key: add a CAST of the key to %s",
+                                  weir_type_format(l, a, sizeof a), t->physical->fields[keycol[1][i]].name, t->name,
+                                  weir_type_format(r, b, sizeof b), b);
+            }
+        }
         bool ints = (l.id == WEIR_TYPE_INT || l.id == WEIR_TYPE_BIGINT) && (r.id == WEIR_TYPE_INT || r.id == WEIR_TYPE_BIGINT);
         lkt[i] = ints ? l : r; /* INT and BIGINT keys compare as numbers; other types are cast to the table's */
-        (void)kt;
     }
     /* conditions on the table alone filter it as it is read */
     weir_expr *filter = NULL;
@@ -781,7 +843,7 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
                               "invalid lookup.join.cache.ttl '%s' (a positive duration, such as '10 min')",
                               t->opts[i].value);
     }
-    if ((rc = push_filter(pc, &sd[0], push[0], n_push[0])) || (rc = key_projection(pc, &sd[0], lkt, n_keys)))
+    if ((rc = push_filter(pc, &sd[0], push[0], n_push[0])) || (rc = key_projection(pc, &sd[0], lkt, NULL, n_keys)))
         return rc;
     for (uint32_t i = 0; i < n_keys; i++)
         lc.left_keys[i] = sd[0].ks.cols[i];
@@ -1184,7 +1246,7 @@ static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_
 {
     int rc = push_filter(pc, &sd[0], push[0], n_push[0]);
     for (int s = 0; s < 2 && !rc; s++)
-        rc = key_projection(pc, &sd[s], kt, n_keys);
+        rc = key_projection(pc, &sd[s], kt, NULL, n_keys);
     if (rc)
         return rc;
     uint32_t nl = sd[0].r.n_physical;
@@ -1662,6 +1724,8 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
                 }
                 if (lookup && !lookup_key_exact(weir_expr_type(bl), weir_expr_type(br)))
                     resid[n_resid++] = e; /* still the key that finds the table's rows */
+                else if (nsafe && kt[n_keys].id == WEIR_TYPE_DOUBLE)
+                    resid[n_resid++] = e; /* NaN keeps its key but meets nothing (double_key) */
                 sd[0].keys[n_keys] = bl;
                 sd[1].keys[n_keys] = br;
                 keycol[0][n_keys] = weir_expr_column_index(bl);
@@ -1775,7 +1839,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     for (int s = 0; s < 2 && !rc; s++)
         rc = push_filter(pc, &sd[s], push[s], n_push[s]);
     for (int s = 0; s < 2 && !rc; s++)
-        rc = key_projection(pc, &sd[s], kt, n_keys);
+        rc = key_projection(pc, &sd[s], kt, null_safe, n_keys);
     if (rc) {
         weir_buf_fini(&keytext);
         return rc;

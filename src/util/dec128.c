@@ -1,4 +1,6 @@
 /* src/util/dec128.c - 128-bit DECIMAL arithmetic with 256-bit intermediates. */
+#include <stdlib.h>
+
 #include "util/dec128.h"
 
 typedef unsigned __int128 u128;
@@ -213,4 +215,17 @@ weir_i128 weir__dec_mod(weir_i128 a, int up, weir_i128 b)
         x = mul128(uabs(a), (u128)weir__pow10_128[up]);
     u128 r = mod256(x, uabs(b));
     return a < 0 ? -(weir_i128)r : (weir_i128)r;
+}
+
+double weir__dec_to_double(weir_i128 v, int scale)
+{
+    /* Both operands exact in a double (|v| <= 2^53, 10^scale up to 10^22): one rounding, the division's. */
+    static const double p10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    if (v <= ((weir_i128)1 << 53) && v >= -((weir_i128)1 << 53) && scale <= 22)
+        return (double)v / p10[scale];
+    /* Else through the exact text, which strtod rounds once. */
+    char text[48];
+    weir__dec_format(v, scale, text);
+    return strtod(text, NULL);
 }

@@ -48,5 +48,7 @@ bool weir__dec_div(weir_i128 a, int up, weir_i128 b, weir_i128 *out);
 weir_i128 weir__dec_mod(weir_i128 a, int up, weir_i128 b);
 /* Plain text with exactly `scale` fraction digits ("-12.30"); buf needs 48 bytes. */
 size_t weir__dec_format(weir_i128 v, int scale, char *buf);
+/* The double nearest v / 10^scale (Java's BigDecimal.doubleValue). */
+double weir__dec_to_double(weir_i128 v, int scale);
 
 #endif
