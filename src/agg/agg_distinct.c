@@ -10,12 +10,11 @@
  * multiset and interpolates the exact percentile from it (below), also at
  * an ARRAY of percentages and with a frequency per row.
  */
-#include <inttypes.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "agg/agg_internal.h"
+#include "util/dec128.h"
 #include "agg/distinct.h"
 #include "record/nested.h"
 
@@ -315,18 +314,6 @@ static int cmp_pct(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* A DECIMAL's unscaled value as a DOUBLE: exact below 2^53 (one correctly
- * rounded division); above, the decimal's text read once, as Java's
- * BigDecimal.doubleValue(). */
-static double dec_to_double(int64_t i, int scale)
-{
-    if (i > -(INT64_C(1) << 53) && i < (INT64_C(1) << 53))
-        return (double)i / (double)weir__pow10[scale];
-    char t[48];
-    snprintf(t, sizeof t, "%" PRId64 "e-%d", i, scale);
-    return strtod(t, NULL);
-}
-
 static double pct_value(const weir_agg *a, const aggv *v)
 {
     if (a->input_type.id == WEIR_TYPE_DOUBLE) {
@@ -336,7 +323,7 @@ static double pct_value(const weir_agg *a, const aggv *v)
     }
     int64_t i = (int64_t)v->bits;
     if (a->input_type.id == WEIR_TYPE_DECIMAL && a->input_type.scale)
-        return dec_to_double(i, (int)a->input_type.scale);
+        return weir__dec_to_double(i, (int)a->input_type.scale);
     return (double)i;
 }
 
@@ -525,7 +512,7 @@ static int freq_get(const weir_agg *a, const weir_batch *b, uint32_t row, aggv *
     default: { /* BIGINT, DECIMAL(p <= 18) */
         int64_t x;
         memcpy(&x, val[0], 8);
-        d = nt->elems[0].id == WEIR_TYPE_DECIMAL && nt->elems[0].scale ? dec_to_double(x, nt->elems[0].scale)
+        d = nt->elems[0].id == WEIR_TYPE_DECIMAL && nt->elems[0].scale ? weir__dec_to_double(x, nt->elems[0].scale)
                                                                         : (double)x;
     }
     }

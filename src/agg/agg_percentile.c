@@ -25,6 +25,7 @@
 #include <math.h>
 
 #include "agg/agg_internal.h"
+#include "util/dec128.h"
 
 #define N_BUCKETS WEIR_DDS_MAX_BUCKETS
 #define NO_FLOOR INT32_MIN
@@ -232,8 +233,7 @@ static bool input(const weir_agg *a, const weir_batch *b, uint32_t row,
         *x = ((const double *)c->data)[row];
         return *x == *x;
     case WEIR_TYPE_DECIMAL:
-        *x = (double)((const int64_t *)c->data)[row] /
-             (double)weir__pow10[c->type.scale];
+        *x = weir__dec_to_double(((const int64_t *)c->data)[row], c->type.scale);
         return true;
     default:
         *x = (double)((const int64_t *)c->data)[row];

@@ -876,8 +876,7 @@ static double num_input(const weir_agg *a, const weir_batch *b, uint32_t row)
     case WEIR_TYPE_DOUBLE:
         return ((const double *)c->data)[row];
     case WEIR_TYPE_DECIMAL:
-        return (double)((const int64_t *)c->data)[row] /
-               (double)weir__pow10[c->type.scale];
+        return weir__dec_to_double(((const int64_t *)c->data)[row], c->type.scale);
     default:
         return (double)((const int64_t *)c->data)[row];
     }
