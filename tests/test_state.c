@@ -355,6 +355,74 @@ Test(slab, big_pages_and_large_blocks_keep_their_bytes_and_free_at_fini)
     free(p);
 }
 
+/* An allocator that counts the blocks it holds and keeps the order of the frees it is asked for. */
+typedef struct free_log {
+    int64_t live;
+    uintptr_t *freed;
+    size_t n_freed, cap;
+} free_log;
+
+static void *logging_realloc(void *ud, void *ptr, size_t size)
+{
+    free_log *l = ud;
+    if (size == 0) {
+        if (ptr) {
+            l->live--;
+            if (l->n_freed < l->cap)
+                l->freed[l->n_freed] = (uintptr_t)ptr;
+            l->n_freed++;
+        }
+        free(ptr);
+        return NULL;
+    }
+    void *q = realloc(ptr, size);
+    if (q && !ptr)
+        l->live++;
+    return q;
+}
+
+Test(slab, fini_frees_every_block_once_lowest_address_first)
+{
+    /*
+     * Freed newest first, each page met the allocator's free top of its
+     * heap and went back to the system alone (a madvise each); lowest
+     * first, neighbours join and go back together. Pages (small, then
+     * big) and large blocks taken in turn, some large ones freed early:
+     * fini frees every block left exactly once, in address order.
+     */
+    free_log l = {0};
+    l.cap = 4096;
+    l.freed = malloc(l.cap * sizeof *l.freed);
+    cr_assert_not_null(l.freed);
+    weir_allocator a = {logging_realloc, &l};
+    weir_set_allocator(&a);
+    weir__slab s;
+    weir__slab_init(&s);
+    void *early[40];
+    int n_early = 0;
+    for (int i = 0; i < 30000; i++) {
+        cr_assert_not_null(weir__slab_alloc(&s, 400));
+        if (i % 100 == 0) {
+            void *b = weir__slab_alloc(&s, 6000 + (size_t)i % 5000);
+            cr_assert_not_null(b);
+            if (i % 700 == 0 && n_early < 40)
+                early[n_early++] = b;
+        }
+    }
+    for (int i = 0; i < n_early; i++)
+        weir__slab_free(&s, early[i], weir__slab_round(6000 + (size_t)(i * 700) % 5000));
+    int64_t held = l.live;
+    l.n_freed = 0;
+    weir__slab_fini(&s);
+    weir_set_allocator(NULL);
+    cr_assert_eq(l.live, 0, "%lld blocks not freed", (long long)l.live);
+    cr_assert_eq((int64_t)l.n_freed, held);
+    cr_assert_leq(l.n_freed, l.cap);
+    for (size_t i = 1; i < l.n_freed; i++)
+        cr_assert_lt(l.freed[i - 1], l.freed[i], "free %zu is below the one before", i);
+    free(l.freed);
+}
+
 Test(slab, every_size_rounds_to_the_smallest_class_that_holds_it)
 {
     /* Sizes up to 256 bytes round up to a multiple of 16 (at least 32),
