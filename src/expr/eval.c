@@ -126,19 +126,19 @@ static int load_literal(ecx *cx, const weir_expr *e, xvec *out)
         return oom(cx);
     out->nulls = NULL;
     if (e->lit.is_null) {
-        memset(out->data, 0, n * w);
+        x_fill(out->data, 0, n * w);
         if (weir_type_is_varlen(e->type.id))
             for (uint32_t i = 0; i < n; i++)
                 ((xstr *)out->data)[i] = (xstr){"", 0};
         out->nulls = weir__x_alloc(cx, n);
         if (!out->nulls)
             return oom(cx);
-        memset(out->nulls, 1, n);
+        x_fill(out->nulls, 1, n);
         return 0;
     }
     switch (e->type.id) {
     case WEIR_TYPE_BOOLEAN:
-        memset(out->data, e->lit.v.b ? 1 : 0, n);
+        x_fill(out->data, e->lit.v.b ? 1 : 0, n);
         break;
     case WEIR_TYPE_DATE:
     case WEIR_TYPE_TIME:
@@ -185,7 +185,7 @@ static int alloc_vec(ecx *cx, weir_type t, xvec *out)
         for (uint32_t i = 0; i < n; i++)
             ((xstr *)out->data)[i] = (xstr){"", 0};
     } else {
-        memset(out->data, 0, n * w);
+        x_fill(out->data, 0, n * w);
     }
     return 0;
 }
@@ -200,7 +200,7 @@ static int alloc_null_vec(ecx *cx, weir_type t, xvec *out)
     out->nulls = weir__x_alloc(cx, n ? n : 1);
     if (!out->nulls)
         return oom(cx);
-    memset(out->nulls, 1, n);
+    x_fill(out->nulls, 1, n);
     return 0;
 }
 
@@ -251,7 +251,7 @@ static uint8_t *new_mask(ecx *cx, const uint8_t *active, uint32_t n)
     if (active)
         memcpy(m, active, n);
     else
-        memset(m, 1, n);
+        x_fill(m, 1, n);
     return m;
 }
 
@@ -278,7 +278,7 @@ static int eval_andor(ecx *cx, const weir_expr *e, const uint8_t *active, xvec *
     if (!nul || !open)
         return oom(cx);
     /* Start from the identity (TRUE for AND, FALSE for OR, not NULL). */
-    memset(res, is_and ? 1 : 0, n);
+    x_fill(res, is_and ? 1 : 0, n);
     const xcond_order *ord = e->aux; /* operands that cannot fail, cheap first (cond_order.c) */
     if (ord && ord->n != e->n_args)
         ord = NULL;
