@@ -5,8 +5,8 @@
  * of 16) or, above WEIR__SLAB_MAX, the request rounded up to 16; blocks on a
  * free list are poisoned under ASan; a page is never returned before _fini.
  */
-#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "state/slab.h"
@@ -116,45 +116,11 @@ void weir__slab_init(weir__slab *s)
     memset(s, 0, sizeof *s);
 }
 
-/* The element after e on a list linked through the pointer at byte off of each element. */
-static void *link_get(void *e, size_t off)
+static void *page_next(void *page)
 {
     void *next;
-    memcpy(&next, (uint8_t *)e + off, sizeof next);
+    memcpy(&next, page, sizeof next);
     return next;
-}
-
-static void link_set(void *e, size_t off, void *next) { memcpy((uint8_t *)e + off, &next, sizeof next); }
-
-/*
- * Sorts a list linked through the pointer at byte off of each element by
- * the elements' addresses, lowest first (a merge sort: no memory needed,
- * so it cannot fail at _fini).
- */
-static void *sort_by_address(void *head, size_t off)
-{
-    if (!head || !link_get(head, off))
-        return head;
-    void *a = head, *b = head;
-    for (void *fast = link_get(head, off); fast && link_get(fast, off); fast = link_get(link_get(fast, off), off))
-        b = link_get(b, off);
-    void *rest = link_get(b, off);
-    link_set(b, off, NULL);
-    a = sort_by_address(a, off);
-    b = sort_by_address(rest, off);
-    void *out = NULL, *tail = NULL;
-    while (a || b) {
-        void **from = !b || (a && (uintptr_t)a < (uintptr_t)b) ? &a : &b;
-        void *e = *from;
-        *from = link_get(e, off);
-        if (tail)
-            link_set(tail, off, e);
-        else
-            out = e;
-        tail = e;
-    }
-    link_set(tail, off, NULL);
-    return out;
 }
 
 static void free_page(void *p)
@@ -169,30 +135,58 @@ static void free_page(void *p)
         weir_free(p);
 }
 
+/* A block to free at _fini: a page, or a large block with the low bit set (blocks are 16-aligned). */
+#define FINI_LARGE ((uintptr_t)1)
+
+static int by_address(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return (x > y) - (x < y);
+}
+
 /*
  * Pages and large blocks are freed lowest address first. In the order they
  * were taken (newest first) each free met the allocator's free top of its
  * heap and gave that memory back to the system at once, one madvise (and a
  * TLB flush on every core running the process) per block: Nexmark q4's
- * state (165 MB) took ~830 of them at its end, 8 % of its CPU time or more
+ * state (165 MB) took ~800 of them at its end, 8 % of its CPU time or more
  * under load. Lowest first, blocks that lie together join into one free
- * range and go back together (30 calls).
+ * range and go back together (~30 calls). The addresses are sorted in an
+ * array (each block's header read once, as the frees read it); without
+ * memory for it the blocks are freed in list order, as before.
  */
 void weir__slab_fini(weir__slab *s)
 {
-    for (void *p = s->pages; p; p = link_get(p, 0))
+    size_t n = 0;
+    for (void *p = s->pages; p; p = page_next(p)) {
         UNPOISON(p, PAGE_HDR);
-    void *page = sort_by_address(s->pages, 0);
-    large_hdr *large = sort_by_address(s->large, offsetof(large_hdr, next));
-    while (page || large) {
-        if (page && (!large || (uintptr_t)page < (uintptr_t)large)) {
-            void *next = link_get(page, 0);
-            free_page(page);
-            page = next;
-        } else {
-            large_hdr *next = large->next;
-            weir_free(large);
-            large = next;
+        n++;
+    }
+    for (large_hdr *h = s->large; h; h = h->next)
+        n++;
+    uintptr_t *all = n > 1 ? weir_malloc(n * sizeof *all) : NULL;
+    if (all) {
+        size_t k = 0;
+        for (void *p = s->pages; p; p = page_next(p))
+            all[k++] = (uintptr_t)p;
+        for (large_hdr *h = s->large; h; h = h->next)
+            all[k++] = (uintptr_t)h | FINI_LARGE;
+        qsort(all, n, sizeof *all, by_address);
+        for (k = 0; k < n; k++) {
+            if (all[k] & FINI_LARGE)
+                weir_free((void *)(all[k] & ~FINI_LARGE));
+            else
+                free_page((void *)all[k]);
+        }
+        weir_free(all);
+    } else {
+        for (void *p = s->pages, *next; p; p = next) {
+            next = page_next(p);
+            free_page(p);
+        }
+        for (large_hdr *h = s->large, *next; h; h = next) {
+            next = h->next;
+            weir_free(h);
         }
     }
     weir__slab_init(s);
