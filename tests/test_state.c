@@ -355,6 +355,103 @@ Test(slab, big_pages_and_large_blocks_keep_their_bytes_and_free_at_fini)
     free(p);
 }
 
+/*
+ * An allocator that counts the blocks it holds and keeps the order of the
+ * frees it is asked for, leaving out those of blocks taken once at_fini is
+ * set (fini's own scratch, not the slab's).
+ */
+typedef struct free_log {
+    int64_t live;
+    bool at_fini;
+    uintptr_t scratch[4];
+    size_t n_scratch;
+    uintptr_t *freed;
+    size_t n_freed, cap;
+} free_log;
+
+static void *logging_realloc(void *ud, void *ptr, size_t size)
+{
+    free_log *l = ud;
+    if (size == 0) {
+        if (!ptr)
+            return NULL;
+        l->live--;
+        bool scratch = false;
+        for (size_t i = 0; i < l->n_scratch; i++)
+            scratch |= l->scratch[i] == (uintptr_t)ptr;
+        if (!scratch) {
+            if (l->n_freed < l->cap)
+                l->freed[l->n_freed] = (uintptr_t)ptr;
+            l->n_freed++;
+        }
+        free(ptr);
+        return NULL;
+    }
+    void *q = realloc(ptr, size);
+    if (q && !ptr) {
+        l->live++;
+        if (l->at_fini && l->n_scratch < 4)
+            l->scratch[l->n_scratch++] = (uintptr_t)q;
+    }
+    return q;
+}
+
+/* Fills s (through allocator l) with pages, small then big, and large blocks taken in turn, some freed early. */
+static void slab_fill_mixed(weir__slab *s)
+{
+    void *early[40];
+    int n_early = 0;
+    for (int i = 0; i < 30000; i++) {
+        cr_assert_not_null(weir__slab_alloc(s, 400));
+        if (i % 100 == 0) {
+            void *b = weir__slab_alloc(s, 6000 + (size_t)i % 5000);
+            cr_assert_not_null(b);
+            if (i % 700 == 0 && n_early < 40)
+                early[n_early++] = b;
+        }
+    }
+    for (int i = 0; i < n_early; i++)
+        weir__slab_free(s, early[i], weir__slab_round(6000 + (size_t)(i * 700) % 5000));
+}
+
+Test(slab, fini_frees_every_block_once_lowest_address_first)
+{
+    /*
+     * Freed newest first, each page met the allocator's free top of its
+     * heap and went back to the system alone (a madvise each); lowest
+     * first, neighbours join and go back together. fini frees every block
+     * left exactly once, in address order; without memory for its sort,
+     * still every block once.
+     */
+    for (int fail = 0; fail < 2; fail++) {
+        free_log l = {0};
+        l.cap = 4096;
+        l.freed = malloc(l.cap * sizeof *l.freed);
+        cr_assert_not_null(l.freed);
+        weir_allocator a = {logging_realloc, &l};
+        weir_set_allocator(&a);
+        weir__slab s;
+        weir__slab_init(&s);
+        slab_fill_mixed(&s);
+        int64_t held = l.live;
+        cr_assert_gt(held, 100);
+        l.at_fini = true;
+        l.n_freed = 0; /* the large blocks freed early are not fini's */
+        if (fail)
+            weir_alloc_fail_after(1);
+        weir__slab_fini(&s);
+        weir_alloc_fail_after(0);
+        weir_set_allocator(NULL);
+        cr_assert_eq(l.live, 0, "fail %d: %lld blocks not freed", fail, (long long)l.live);
+        cr_assert_eq((int64_t)l.n_freed, held, "fail %d: %zu freed, %lld held, %zu scratch", fail, l.n_freed, (long long)held, l.n_scratch);
+        cr_assert_leq(l.n_freed, l.cap);
+        for (size_t i = 1; i < l.n_freed && !fail; i++)
+            cr_assert_lt(l.freed[i - 1], l.freed[i], "free %zu is below the one before", i);
+        cr_assert_eq(s.bytes, 0);
+        free(l.freed);
+    }
+}
+
 Test(slab, every_size_rounds_to_the_smallest_class_that_holds_it)
 {
     /* Sizes up to 256 bytes round up to a multiple of 16 (at least 32),

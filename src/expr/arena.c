@@ -176,12 +176,9 @@ void weir__x_reset(weir_expr_env *env)
     env->cur = env->chunks;
 }
 
-void *weir__x_alloc(ecx *cx, size_t size)
+void *weir__x_alloc_chunk(ecx *cx, size_t size)
 {
     weir_expr_env *env = cx->env;
-    size = (size + 15) & ~(size_t)15;
-    if (size == 0)
-        size = 16;
     xchunk *c = env->cur;
     while (c && c->cap - c->used < size)
         c = c->next;
@@ -209,14 +206,6 @@ void *weir__x_alloc(ecx *cx, size_t size)
     env->cur = c;
     void *p = c->data + c->used;
     c->used += size;
-    return p;
-}
-
-void *weir__x_zalloc(ecx *cx, size_t size)
-{
-    void *p = weir__x_alloc(cx, size);
-    if (p)
-        memset(p, 0, size);
     return p;
 }
 

@@ -128,8 +128,47 @@ struct weir_udf_ctx {
     ecx cx;
 };
 
-void *weir__x_alloc(ecx *cx, size_t size);      /* aligned 16, zeroed = false */
-void *weir__x_zalloc(ecx *cx, size_t size);
+/* A new chunk for an allocation the current one cannot hold (arena.c); NULL: no memory. */
+void *weir__x_alloc_chunk(ecx *cx, size_t size);
+
+/*
+ * Evaluation memory: size bytes, aligned 16, not zeroed; the block is size
+ * rounded up to 16 (at least 16), so x_fill may write whole 16-byte units
+ * of it. Every node takes a few of these per evaluation, and a join's
+ * residual is evaluated for a batch of a row or two: the common case (room
+ * in the current chunk) is inline.
+ */
+static inline void *weir__x_alloc(ecx *cx, size_t size)
+{
+    size = size ? (size + 15) & ~(size_t)15 : 16;
+    xchunk *c = cx->env->cur;
+    if (!c || c->cap - c->used < size)
+        return weir__x_alloc_chunk(cx, size);
+    void *p = c->data + c->used;
+    c->used += size;
+    return p;
+}
+
+/*
+ * Sets the first n bytes of p, a block of weir__x_alloc of at least n
+ * bytes, to v. Most evaluations are of a few rows: a block of one 16-byte
+ * unit is set by one inlined store instead of a call.
+ */
+static inline void x_fill(void *p, int v, size_t n)
+{
+    if (n <= 16)
+        memset(p, v, 16);
+    else
+        memset(p, v, n);
+}
+
+static inline void *weir__x_zalloc(ecx *cx, size_t size)
+{
+    void *p = weir__x_alloc(cx, size);
+    if (p)
+        x_fill(p, 0, size);
+    return p;
+}
 int weir__x_fail(ecx *cx, uint32_t row, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int64_t weir__x_now(ecx *cx);
 /* The processing time of each input row of the evaluation (index it by row i through cx->rows); NULL: no memory. */

@@ -30,8 +30,15 @@ size_t weir_key_encode(const weir_batch *b, const weir_keyspec *ks, uint32_t row
             n += 4 + r.len;
         } else {
             size_t w = weir_type_size(c->type);
-            if (n + w <= cap)
-                memcpy(buf + n, (const char *)c->data + (size_t)row * w, w);
+            const char *v = (const char *)c->data + (size_t)row * w;
+            if (n + w <= cap) {
+                if (w == 8) /* the common widths as constants: a load and a store, not a call */
+                    memcpy(buf + n, v, 8);
+                else if (w == 4)
+                    memcpy(buf + n, v, 4);
+                else
+                    memcpy(buf + n, v, w);
+            }
             n += w;
         }
     }
