@@ -11,8 +11,10 @@
  * area
  *
  * The value area holds the bytes of a value / reducing / aggregating state;
- * the elements of a list, appended in place ([u32 len][i64 stamp][bytes]
- * each, capacity doubling when full); or, for a map, a nested table whose
+ * the elements of a list, appended in place (each its header and bytes,
+ * capacity doubling when full; the header [u32 len][i64 stamp] in a state
+ * with TTL, else the length alone as a varint: elem_head); or, for a map,
+ * a nested table whose
  * slots point to entry records (stamp | klen | vlen | key | pad | value).
  * An entry's block is the slab's size for its header, key and value
  * (ent_block): it holds no capacity of its own, and its value is rewritten
@@ -74,7 +76,7 @@
  * entry (a join key met once: q7's prices), and their tables of four slots
  * (64 bytes) held 6 % of q7's memory. */
 #define MAP_MIN 2
-#define ELEM_HDR 12 /* list element: u32 len, i64 stamp */
+#define ELEM_HDR 12 /* list element of a state with TTL: u32 len, i64 stamp */
 
 typedef struct slot {
     uint64_t hash;
@@ -105,6 +107,7 @@ typedef struct ment {
 typedef struct frozen {
     tab t;
     weir_state_kind kind;
+    bool ttl; /* the state's, which decides a list element's header */
     _Atomic uint32_t refs;
     struct frozen *next; /* on the garbage list */
 } frozen;
@@ -477,7 +480,56 @@ static inline void elem_set_stamp(uint8_t *p, int64_t s)
     memcpy(p + 4, &s, 8);
 }
 
-/* Drops expired elements in place; returns the new stamp (newest left). */
+/*
+ * The header of a list element of len bytes: ELEM_HDR bytes in a state
+ * with TTL (elem_len, elem_stamp), else the length alone, LEB128 (one byte
+ * up to 127, two up to 16383): a join's row log keeps millions of rows,
+ * and 12 bytes were 7 % of each. elem_head reads one (its size returned,
+ * the length in *len), elem_put_head writes one.
+ */
+static inline size_t elem_hdr_size(bool ttl, size_t len)
+{
+    if (ttl)
+        return ELEM_HDR;
+    size_t n = 1;
+    while (len >= 0x80) {
+        len >>= 7;
+        n++;
+    }
+    return n;
+}
+static inline size_t elem_head(bool ttl, const uint8_t *p, uint32_t *len)
+{
+    if (ttl) {
+        *len = elem_len(p);
+        return ELEM_HDR;
+    }
+    uint32_t v = 0;
+    size_t i = 0;
+    for (int shift = 0;; shift += 7) {
+        uint8_t b = p[i++];
+        v |= (uint32_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+    }
+    *len = v;
+    return i;
+}
+static inline size_t elem_put_head(bool ttl, uint8_t *p, uint32_t len, int64_t stamp)
+{
+    if (ttl) {
+        memcpy(p, &len, 4);
+        elem_set_stamp(p, stamp);
+        return ELEM_HDR;
+    }
+    size_t i = 0;
+    for (; len >= 0x80; len >>= 7)
+        p[i++] = (uint8_t)(len | 0x80);
+    p[i++] = (uint8_t)len;
+    return i;
+}
+
+/* Drops the expired elements of a TTL state's list in place; returns the new stamp (newest left). */
 static int64_t list_compact(mrec *r, int64_t now, int64_t ttl_ms)
 {
     uint8_t *v = rec_val(r);
@@ -834,7 +886,10 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
     uint64_t h = kns_hash(be, ns, nslen);
     uint32_t empty = NONE;
     uint32_t i = rec_find(t, h, be->key, be->key_len, ns, nslen, &empty);
-    size_t esz = ELEM_HDR + len;
+    bool ttl = weir__state_has_ttl(st);
+    if (len > UINT32_MAX)
+        return WEIR_ENOMEM;
+    size_t esz = elem_hdr_size(ttl, len) + len;
     mrec *r;
     if (i != NONE) {
         r = t->slots[i].p;
@@ -873,11 +928,9 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
             n->stamp = r->stamp;
             /* Write the new element before freeing r: val may point into it. */
             uint8_t *e = rec_val(n) + n->vlen;
-            uint32_t l32 = (uint32_t)len;
-            memcpy(e, &l32, 4);
-            elem_set_stamp(e, stamp);
+            size_t hs = elem_put_head(ttl, e, (uint32_t)len, stamp);
             if (len)
-                memcpy(e + ELEM_HDR, val, len);
+                memcpy(e + hs, val, len);
             n->vlen += (uint32_t)esz;
             if (stamp > n->stamp)
                 n->stamp = stamp;
@@ -894,11 +947,9 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
     }
 append:;
     uint8_t *e = rec_val(r) + r->vlen;
-    uint32_t l32 = (uint32_t)len;
-    memcpy(e, &l32, 4);
-    elem_set_stamp(e, stamp);
+    size_t hs = elem_put_head(ttl, e, (uint32_t)len, stamp);
     if (len)
-        memmove(e + ELEM_HDR, val, len);
+        memmove(e + hs, val, len);
     r->vlen += (uint32_t)esz;
     if (stamp > r->stamp)
         r->stamp = stamp;
@@ -937,17 +988,18 @@ static int mem_list_get(weir_state *st, const void *ns, size_t nslen,
     size_t n_expired = 0;
     uint8_t *v = rec_val(r);
     for (size_t off = 0; off < r->vlen;) {
-        uint32_t len = elem_len(v + off);
+        uint32_t len;
+        size_t hs = elem_head(ttl, v + off, &len);
         if (ttl && weir__ttl_expired(elem_stamp(v + off), now, st->ttl_ms)) {
             n_expired++;
         } else {
-            int x = fn(ud, v + off + ELEM_HDR, len);
+            int x = fn(ud, v + off + hs, len);
             if (x) {
                 rc = x < 0 ? x : 0;
                 break;
             }
         }
-        off += ELEM_HDR + len;
+        off += hs + len;
     }
     if (n_expired)
         r->stamp = list_compact(r, now, st->ttl_ms);
@@ -1363,7 +1415,7 @@ static int mem_collect_keys(weir_state *st, uint32_t kg, weir_buf *out)
 }
 
 /* Writes every entry of table t (of a state of kind `kind`) through w. */
-static int snap_tab(const tab *t, weir_state_kind kind, weir__snap_writer *w)
+static int snap_tab(const tab *t, weir_state_kind kind, bool ttl, weir__snap_writer *w)
 {
     int rc = 0;
     for (uint32_t i = 0; t->slots && i <= t->mask && !rc; i++) {
@@ -1376,10 +1428,12 @@ static int snap_tab(const tab *t, weir_state_kind kind, weir__snap_writer *w)
                                              r->nslen)))
                 break;
             uint8_t *v = rec_val(r);
-            for (size_t off = 0; off < r->vlen && !rc;
-                 off += ELEM_HDR + elem_len(v + off))
-                rc = weir__snap_item(w, elem_stamp(v + off), NULL, 0,
-                                     v + off + ELEM_HDR, elem_len(v + off));
+            for (size_t off = 0; off < r->vlen && !rc;) {
+                uint32_t len;
+                size_t hs = elem_head(ttl, v + off, &len);
+                rc = weir__snap_item(w, ttl ? elem_stamp(v + off) : WEIR__NO_STAMP, NULL, 0, v + off + hs, len);
+                off += hs + len;
+            }
             if (!rc)
                 rc = weir__snap_group_end(w);
             break;
@@ -1410,7 +1464,7 @@ static int snap_tab(const tab *t, weir_state_kind kind, weir__snap_writer *w)
 
 static int mem_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
 {
-    return snap_tab(&MS(st)->tabs[kg - st->be->kg_lo], st->desc.kind, w);
+    return snap_tab(&MS(st)->tabs[kg - st->be->kg_lo], st->desc.kind, weir__state_has_ttl(st), w);
 }
 
 static void tab_free_all(mem_backend *mb, weir_state_kind kind, tab *t)
@@ -1600,6 +1654,7 @@ static int mem_snap_begin(weir__backend *be, void **out)
                 }
                 f->t = *t;
                 f->kind = ms->base.desc.kind;
+                f->ttl = weir__state_has_ttl(&ms->base);
                 f->next = NULL;
                 atomic_init(&f->refs, 1); /* the live table's */
                 ms->shared[k] = f;
@@ -1629,7 +1684,7 @@ static int mem_snap_state(void *p, uint32_t id, weir_state_kind kind,
     if (id >= v->n_states || kg < v->kg_lo || kg - v->kg_lo >= v->n_kg)
         return WEIR_EINVAL;
     frozen *f = v->f[(size_t)id * v->n_kg + (kg - v->kg_lo)];
-    return f ? snap_tab(&f->t, kind, w) : 0;
+    return f ? snap_tab(&f->t, kind, f->ttl, w) : 0;
 }
 
 static int mem_drop_kg(weir__backend *be, uint32_t kg)
