@@ -914,6 +914,7 @@ Test(join, interval_join_keeps_rows_until_their_last_match, .timeout = 60)
 Test(join, bounded_join_drops_rows_the_other_side_can_no_longer_reach, .timeout = 60)
 {
     ij x;
+    /* inputs not declared insert-only: map entries (the next tests: row logs) */
     weir_join_config jc = {.type = WEIR_JOIN_INNER, .bounded = {true, false}, .bound_col = {1, 0},
                            .bound_off = {10, 0}};
     ij_start_cfg(&x, jc, "Join");
@@ -961,8 +962,9 @@ Test(join, bounded_join_drops_rows_the_other_side_can_no_longer_reach, .timeout 
 Test(join, bounded_join_drains_each_listed_key_once_per_bucket, .timeout = 120)
 {
     ij x;
+    /* insert-only inputs (as the planner declares q7's): both sides keep row logs */
     weir_join_config jc = {.type = WEIR_JOIN_INNER, .bounded = {true, false}, .bound_col = {1, 0},
-                           .bound_off = {10, 0}, .bound_step_ms = 1000};
+                           .bound_off = {10, 0}, .bound_step_ms = 1000, .insert_only = {true, true}};
     ij_start_cfg(&x, jc, "Join");
     for (int64_t rep = 0; rep < 3; rep++)
         for (int64_t k = 1; k <= 600; k++)
@@ -1005,8 +1007,9 @@ Test(join, bounded_join_drops_restored_rows_at_another_parallelism, .timeout = 1
 {
     char dir[] = "/tmp/weir-join-bounded-XXXXXX";
     cr_assert(mkdtemp(dir));
+    /* insert-only inputs (as the planner declares q7's): both sides keep row logs */
     weir_join_config jc = {.type = WEIR_JOIN_INNER, .bounded = {true, false}, .bound_col = {1, 0},
-                           .bound_off = {10, 0}, .bound_step_ms = 1000};
+                           .bound_off = {10, 0}, .bound_step_ms = 1000, .insert_only = {true, true}};
     ij x;
     memset(&x, 0, sizeof x);
     ij_start_ex(&x, jc, "Join", 1, dir);

@@ -4,7 +4,8 @@
 # logs, "row log: 1 ..."; fixtures in tests/data/join_map_rows, made by its
 # make.sh with such a weir) restores: the rows of the joins' insert-only
 # sides (an inner join's both, with repeated rows; a LEFT join's right; a
-# join's left beside an updating right) move into their row logs, and the
+# join's left beside an updating right; a join with a window aggregation,
+# whose bounded left rows keep their times) move into their row logs, and the
 # job ends with the results of an uninterrupted run. On the memory backend
 # and RocksDB, at the parallelism the checkpoint was taken at and at 2. The
 # restored job's own checkpoints name the row logs: it is killed once it
@@ -16,8 +17,8 @@ set -u
 SRC=$(cd "$2" && pwd)
 restore_init restore-join-map-rows "$1"
 FIX=$SRC/tests/data/join_map_rows
-outs="out_inner out_left out_upd"
-joins="Join\\[0\\] Join\\[1\\] Join\\[2\\]"
+outs="out_inner out_left out_upd out_bounded"
+joins="Join\\[0\\] Join\\[1\\] Join\\[2\\] Join\\[3\\]"
 
 mkdir ref && cp "$FIX/job.sql" ref/ && (cd ref && "$WEIR" run job.sql > /dev/null 2> log) ||
     fail "the reference run failed"
@@ -54,7 +55,7 @@ for fixture in memory rocksdb; do
         done
         last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
         [ "${last:-0}" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
-        for log in "1 left right" "1 right" "1 left"; do
+        for log in "1 left right" "1 right" "1 left" "1 left+time right"; do
             grep -aq "row log: $log" "ckpt/chk-$last/_metadata" ||
                 fail "$fixture at p $p: the restored job's checkpoint does not name the row log ($log)"
         done

@@ -20,10 +20,12 @@
  * parallelism and TTL come from it.
  * Row logs: a side whose input is insert-only and that counts no
  * associations (weir_join_row_log: not outer, not semi or anti, not an
- * interval or bounded side, no TTL) keeps its rows in a list state per
- * join key instead, "join-left-log" or "join-right-log": one element per
- * row (its compact encoding; a duplicate is another element), appended
- * without looking anything up, and scanned in arrival order. The
+ * interval join's side, no TTL) keeps its rows in a list state per join
+ * key instead, "join-left-log" or "join-right-log": one element per row
+ * (its compact encoding, after its time as an i64 on a bounded side; a
+ * duplicate is another element), appended without looking anything up,
+ * and scanned in arrival order. A bounded side's expiry rewrites a key's
+ * log without the rows it drops (expire_rows). The
  * fingerprint names these sides ("row log"); the rows of a checkpoint that
  * kept them in map entries (an earlier weir) are moved into the logs after
  * its restore (join_unmap), the map state staying registered for that.
@@ -82,6 +84,7 @@
  * emitted before the next row is read, so the output for one order of
  * arrival does not depend on batching.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/join_core.h"
@@ -176,7 +179,13 @@ bool weir_join_row_log(const weir_join_config *c, int s)
     bool outer = s == 0 ? c->type == WEIR_JOIN_LEFT || c->type == WEIR_JOIN_FULL
                         : c->type == WEIR_JOIN_RIGHT || c->type == WEIR_JOIN_FULL;
     int64_t ttl = s == 1 && c->right_ttl ? c->right_state_ttl_ms : c->state_ttl_ms;
-    return c->insert_only[s] && !outer && !is_semi_anti(c->type) && !c->interval && !c->bounded[s] && ttl == 0;
+    return c->insert_only[s] && !outer && !is_semi_anti(c->type) && !c->interval && ttl == 0;
+}
+
+/* A side's log name in the fingerprint: its elements carry the row's time on a bounded side. */
+static const char *log_side_name(const weir_join_config *c, int s)
+{
+    return s == 0 ? (c->bounded[0] ? "left+time" : "left") : (c->bounded[1] ? "right+time" : "right");
 }
 
 int weir__describe_row_log(weir_job *job, weir_stream s, const weir_join_config *cfg)
@@ -184,7 +193,10 @@ int weir__describe_row_log(weir_job *job, weir_stream s, const weir_join_config 
     bool l = weir_join_row_log(cfg, 0), r = weir_join_row_log(cfg, 1);
     if (!l && !r)
         return 0;
-    return weir_job_describe_state(job, s, WEIR__ROW_LOG_FIELD, l && r ? "1 left right" : l ? "1 left" : "1 right");
+    char v[64];
+    snprintf(v, sizeof v, "1%s%s%s%s", l ? " " : "", l ? log_side_name(cfg, 0) : "", r ? " " : "",
+             r ? log_side_name(cfg, 1) : "");
+    return weir_job_describe_state(job, s, WEIR__ROW_LOG_FIELD, v);
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -281,13 +293,27 @@ static int join_recode(void *op, weir_op_ctx *ctx)
 
 static int value_read(const void *v, size_t vlen, int64_t *count, int64_t *assoc, int64_t *ts);
 
+/* Appends a row (len bytes) to a log: after its time t when the log is
+ * timed (a bounded side; t WEIR_TS_MIN: never dropped), built in buf. */
+static int log_put(weir_state *log, bool timed, int64_t t, const void *row, size_t len, weir_buf *buf)
+{
+    if (!timed)
+        return weir_list_add(log, NULL, 0, row, len);
+    weir_buf_clear(buf);
+    if (weir_buf_put(buf, &t, 8) || weir_buf_put(buf, row, len))
+        return WEIR_ENOMEM;
+    return weir_list_add(log, NULL, 0, buf->data, buf->len);
+}
+
 /* One key's map entries of a side with a row log: each row appended to
  * the log as many times as it was present, then the map removed. */
 typedef struct unmap_ctx {
     weir_op_ctx *ctx;
     weir_state *map, *log;
+    bool timed; /* elements carry the row's time (log_put) */
     uint64_t keys;
     weir_buf ents; /* the key's entries: bytes row, bytes value */
+    weir_buf elem;
 } unmap_ctx;
 
 static int unmap_key(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
@@ -311,7 +337,7 @@ static int unmap_key(void *ud, const uint8_t *key, size_t klen, const void *ns, 
             value_read(v, vl, &count, &assoc, &ts))
             return WEIR_ECORRUPT;
         for (int64_t i = 0; i < count && !rc; i++)
-            rc = weir_list_add(u->log, ns, ns_len, k, kl);
+            rc = log_put(u->log, u->timed, ts, k, kl, &u->elem);
     }
     return rc ? rc : weir_state_clear(u->map, ns, ns_len);
 }
@@ -326,10 +352,12 @@ static int join_unmap(void *op, weir_op_ctx *ctx)
     for (int s = 0; s < 2 && !rc; s++) {
         if (!j->conf->log[s])
             continue;
-        unmap_ctx u = {.ctx = ctx, .map = j->map[s], .log = j->core.st[s]};
+        unmap_ctx u = {.ctx = ctx, .map = j->map[s], .log = j->core.st[s], .timed = j->conf->cfg.bounded[s]};
         weir_buf_init(&u.ents);
+        weir_buf_init(&u.elem);
         rc = weir_state_keys(u.map, unmap_key, &u);
         weir_buf_fini(&u.ents);
+        weir_buf_fini(&u.elem);
     }
     return rc;
 }
@@ -634,6 +662,22 @@ static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_
     return rc ? rc : weir_buf_put(&j->scan, k, klen) ? WEIR_ENOMEM : 0;
 }
 
+/* The same for an element of a timed row log (a bounded side's). */
+static int scan_timed(void *ud, const void *e, size_t len)
+{
+    return len < 8 ? WEIR_ECORRUPT : scan_visit(ud, (const uint8_t *)e + 8, len - 8, e, 8);
+}
+
+/* Copies side s's rows of the current key into j->refs and j->scan. */
+static int scan_side(join_op *j, int s)
+{
+    j->n_refs = 0;
+    weir_buf_clear(&j->scan);
+    if (j->conf->log[s])
+        return weir_list_get(j->core.st[s], NULL, 0, scan_timed, j);
+    return weir_map_iterate(j->core.st[s], NULL, 0, scan_visit, j);
+}
+
 /* gather's scan: the input row (in, r) and where each side's columns go. */
 typedef struct gather_scan {
     join_op *j;
@@ -681,6 +725,12 @@ static int gather_elem(void *ud, const void *row, size_t len)
     return gather_visit(ud, row, len, NULL, 0);
 }
 
+/* One element of a timed row log: the row's time (read as an 8-byte map value), then the row. */
+static int gather_timed(void *ud, const void *e, size_t len)
+{
+    return len < 8 ? WEIR_ECORRUPT : gather_visit(ud, (const uint8_t *)e + 8, len - 8, e, 8);
+}
+
 /*
  * Reads the other side's rows of the current key (none when null_key) into candidates
  * [0, n_refs) (input row joined with each), and evaluates the residual.
@@ -698,7 +748,7 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     weir_batch_reset(j->core.cand);
     gather_scan g = {j, in, r, s, j->conf->outer[o], false};
     int rc = null_key         ? 0
-             : j->conf->log[o] ? weir_list_get(j->core.st[o], NULL, 0, gather_elem, &g)
+             : j->conf->log[o] ? weir_list_get(j->core.st[o], NULL, 0, c->bounded[o] ? gather_timed : gather_elem, &g)
                                : weir_map_iterate(j->core.st[o], NULL, 0, gather_visit, &g);
     if (g.bad_row)
         return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
@@ -915,13 +965,14 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     /* Associations are recomputed: an entry's matches are those just found. */
     own_entry own = {.j = j, .delta = accumulate ? 1 : -1, .assoc = jc->outer[s] ? matched : 0, .ts = t};
     if (jc->log[s]) {
-        /* The row log: appended, nothing looked up (no time, no count). */
+        /* The row log: appended, nothing looked up (no count; the time on a bounded side). */
         if (kind != WEIR_ROW_INSERT)
             return weir_op_fail(ctx, WEIR_EINVAL, "join: a %s row reached the insert-only %s input",
                                 weir_row_kind_name(kind), s == 0 ? "left" : "right");
-        if ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)) ||
-            (rc = weir_list_add(j->core.st[s], NULL, 0, j->row.data, j->row.len)))
+        if (store && ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)) ||
+                      (rc = log_put(j->core.st[s], c->bounded[s], t, j->row.data, j->row.len, &j->val))))
             return rc;
+        own.count = 1; /* an element of its own: listed in its expiry bucket */
     } else if (store) {
         if ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)))
             return rc;
@@ -994,12 +1045,32 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
 }
 
 /* Drops the rows of side s of the current key whose expiry is <= upto (an outer interval join pads them). */
+/* A bounded side's row log (scanned into j->refs) without the rows whose
+ * expiry is <= upto: rewritten, in arrival order, when any goes. */
+static int expire_logged(join_op *j, int s, weir_ts upto)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    uint64_t gone = 0;
+    for (uint32_t i = 0; i < j->n_refs; i++)
+        gone += row_expiry(c, s, j->refs[i].ts) <= upto;
+    if (!gone)
+        return 0;
+    weir_op_counter_add(j->n_expired, gone);
+    int rc = weir_state_clear(j->core.st[s], NULL, 0);
+    for (uint32_t i = 0; !rc && i < j->n_refs; i++) {
+        cand_ref *cr = &j->refs[i];
+        if (row_expiry(c, s, cr->ts) > upto)
+            rc = log_put(j->core.st[s], true, cr->ts, j->scan.data + cr->off, cr->len, &j->val);
+    }
+    return rc;
+}
+
 static int expire_rows(join_op *j, weir_op_ctx *ctx, int s, weir_ts upto)
 {
     const weir_join_config *c = &j->conf->cfg;
-    j->n_refs = 0;
-    weir_buf_clear(&j->scan);
-    int rc = weir_map_iterate(j->core.st[s], NULL, 0, scan_visit, j);
+    int rc = scan_side(j, s);
+    if (j->conf->log[s])
+        return rc ? rc : expire_logged(j, s, upto);
     for (uint32_t i = 0; !rc && i < j->n_refs; i++) {
         cand_ref *cr = &j->refs[i];
         if (row_expiry(c, s, cr->ts) > upto)
@@ -1042,9 +1113,7 @@ static int rebuild_key(void *ud, const uint8_t *key, size_t klen, const void *ns
     rebuild_ctx *rb = ud;
     join_op *j = rb->j;
     const weir_join_config *c = &j->conf->cfg;
-    j->n_refs = 0;
-    weir_buf_clear(&j->scan);
-    int rc = weir_map_iterate(j->core.st[rb->s], NULL, 0, scan_visit, j);
+    int rc = scan_side(j, rb->s);
     uint64_t h = weir_key_hash(key, klen);
     for (uint32_t i = 0; !rc && i < j->n_refs; i++)
         if (j->refs[i].ts != WEIR_TS_MIN)
