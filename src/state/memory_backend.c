@@ -1058,7 +1058,7 @@ static int log_append(mem_backend *mb, mem_state *ms, const void *ns, size_t nsl
     return 0;
 }
 
-/* Calls fn(ud, element, stamp) for each element of bytes [p, end) of a log. */
+/* Calls fn(ud, element, its length) for each element in bytes [p, end) of a log; stops at a non-zero return, which it returns. */
 typedef int (*log_elem_fn)(void *ud, const uint8_t *v, size_t len);
 static int log_bytes(const uint8_t *p, const uint8_t *end, log_elem_fn fn, void *ud)
 {
@@ -1582,8 +1582,10 @@ static int snap_tab(const tab *t, weir_state_kind kind, weir__snap_writer *w)
                                              r->nslen)))
                 break;
             uint8_t *v = rec_val(r);
-            for (size_t off = 0; off < r->vlen && !rc; off += ELEM_HDR + elem_len(v + off))
-                rc = weir__snap_item(w, elem_stamp(v + off), NULL, 0, v + off + ELEM_HDR, elem_len(v + off));
+            for (size_t off = 0; off < r->vlen && !rc;
+                 off += ELEM_HDR + elem_len(v + off))
+                rc = weir__snap_item(w, elem_stamp(v + off), NULL, 0,
+                                     v + off + ELEM_HDR, elem_len(v + off));
             if (!rc)
                 rc = weir__snap_group_end(w);
             break;
