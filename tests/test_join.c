@@ -35,6 +35,7 @@ typedef struct jt {
     const char *rocksdb_dir; /* state on RocksDB in this folder, or NULL for memory */
     const weir_clock *clock; /* the job's clock, or NULL for the system clock */
     int64_t ttl_ms;          /* state TTL of the join */
+    bool insert_only[2];     /* the sides declared insert-only (weir_join_config.insert_only) */
     size_t fed;              /* rows fed since the job started */
 } jt;
 
@@ -80,7 +81,11 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
         uint32_t kc = 0;
         keyed[s] = weir_stream_key_by(m, &kc, 1);
     }
-    weir_join_config jc = {.type = type, .n_out = {2, 2}, .out_schema = t->out, .state_ttl_ms = t->ttl_ms};
+    weir_join_config jc = {.type = type,
+                           .n_out = {2, 2},
+                           .out_schema = t->out,
+                           .state_ttl_ms = t->ttl_ms,
+                           .insert_only = {t->insert_only[0], t->insert_only[1]}};
     if (type == WEIR_JOIN_SEMI || type == WEIR_JOIN_ANTI) {
         /* the output is the left row; the residual still sees the joined row */
         if (!t->semi_out)
@@ -469,15 +474,16 @@ static char *expected_table(const rrow *rows, size_t n, weir_join_type type)
 
 enum { N_STEPS = 300 };
 
-/* A random workload: mostly inserts; some retract an earlier live row of the same side. */
-static size_t random_rows(uint64_t seed, rrow *rows, char lines[][64], int *sides)
+/* A random workload: mostly inserts; some retract an earlier live row of
+ * the same side, unless the side is insert-only (insert_only may be NULL). */
+static size_t random_rows(uint64_t seed, rrow *rows, char lines[][64], int *sides, const bool *insert_only)
 {
     srand((unsigned)seed);
     size_t n = 0;
     for (int step = 0; step < N_STEPS; step++) {
         int s = rand() % 2;
         size_t victim = n;
-        if (n && rand() % 4 == 0) {
+        if (n && !(insert_only && insert_only[s]) && rand() % 4 == 0) {
             size_t i = (size_t)rand() % n;
             if (rows[i].live && rows[i].side == s)
                 victim = i;
@@ -506,15 +512,19 @@ static void jt_destroy(jt *t)
     weir_schema_destroy(t->out);
 }
 
-static void random_run_on(weir_join_type type, uint32_t parallelism, uint64_t seed, const char *rocksdb_dir)
+/* insert_only: the sides that only insert (and are declared so), or NULL. */
+static void random_run_io(weir_join_type type, uint32_t parallelism, uint64_t seed, const char *rocksdb_dir,
+                          const bool *insert_only)
 {
     static rrow rows[N_STEPS];
     static char lines[N_STEPS][64];
     static int sides[N_STEPS];
-    size_t n = random_rows(seed, rows, lines, sides);
+    size_t n = random_rows(seed, rows, lines, sides, insert_only);
     jt t;
     memset(&t, 0, sizeof t);
     t.rocksdb_dir = rocksdb_dir;
+    for (int s = 0; s < 2 && insert_only; s++)
+        t.insert_only[s] = insert_only[s];
     jt_start_ex(&t, type, parallelism, NULL, NULL);
     /* A side's rows come from one source in order: a retraction never overtakes its insert. */
     for (int i = 0; i < N_STEPS; i++)
@@ -528,6 +538,11 @@ static void random_run_on(weir_join_type type, uint32_t parallelism, uint64_t se
     free(got);
     free(want);
     jt_destroy(&t);
+}
+
+static void random_run_on(weir_join_type type, uint32_t parallelism, uint64_t seed, const char *rocksdb_dir)
+{
+    random_run_io(type, parallelism, seed, rocksdb_dir, NULL);
 }
 
 static void random_run(weir_join_type type, uint32_t parallelism, uint64_t seed)
@@ -569,6 +584,76 @@ Test(join, random_changelogs_on_rocksdb, .timeout = 120)
     cr_assert_eq(system(cmd), 0);
 }
 
+/*
+ * Insert-only sides keep their rows in row logs (a list element per row,
+ * repeated rows apart): the same tables, with a side that retracts beside
+ * one that logs, on both backends.
+ */
+Test(join, random_insert_only_sides_fold_to_the_nested_loop_join, .timeout = 120)
+{
+    uint64_t seed = test_seed();
+    static const struct {
+        weir_join_type type;
+        bool io[2];
+    } cases[] = {{WEIR_JOIN_INNER, {true, true}},
+                 {WEIR_JOIN_INNER, {true, false}},
+                 {WEIR_JOIN_LEFT, {false, true}},
+                 {WEIR_JOIN_RIGHT, {true, true}}};
+    for (int i = 0; i < 4; i++) {
+        random_run_io(cases[i].type, 1, seed + (uint64_t)i, NULL, cases[i].io);
+        random_run_io(cases[i].type, 3, seed + (uint64_t)i, NULL, cases[i].io);
+    }
+#ifdef WEIR_HAVE_ROCKSDB
+    char dir[] = "/tmp/weir-join-rocks-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    random_run_io(WEIR_JOIN_INNER, 2, seed, dir, cases[0].io);
+    random_run_io(WEIR_JOIN_LEFT, 2, seed + 2, dir, cases[2].io);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+#endif
+}
+
+/* A row log keeps repeated rows as elements of their own and joins them in arrival order. */
+Test(join, row_log_joins_rows_in_arrival_order, .timeout = 60)
+{
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.insert_only[L] = t.insert_only[R] = true;
+    jt_start_ex(&t, WEIR_JOIN_INNER, 1, NULL, NULL);
+    feed(&t, L, "+I,1,b", 0);
+    feed(&t, L, "+I,1,a", 0);
+    feed(&t, L, "+I,1,b", 0); /* a repeated row: another element */
+    feed(&t, R, "+I,1,x", 3);
+    feed(&t, R, "+I,1,x", 6);
+    feed(&t, L, "+I,1,c", 8);
+    jt_finish(&t, "+I 1,b,1,x\n"
+                  "+I 1,a,1,x\n"
+                  "+I 1,b,1,x\n"
+                  "+I 1,b,1,x\n"
+                  "+I 1,a,1,x\n"
+                  "+I 1,b,1,x\n"
+                  "+I 1,c,1,x\n"
+                  "+I 1,c,1,x\n");
+}
+
+/* A retraction that reaches a side declared insert-only fails the job, naming the side. */
+Test(join, retraction_on_an_insert_only_side_fails_the_job, .timeout = 60)
+{
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.insert_only[R] = true;
+    jt_start_ex(&t, WEIR_JOIN_INNER, 1, NULL, NULL);
+    th_source_row_text(t.src[R], 0, 0, "+I,1,x");
+    th_source_row_text(t.src[R], 0, 0, "-D,1,x");
+    th_source_end_all(t.src[L]);
+    th_source_end_all(t.src[R]);
+    cr_assert_neq(weir_job_wait(t.job), 0);
+    cr_assert(strstr(weir_job_error(t.job), "a -D row reached the insert-only right input"), "%s",
+              weir_job_error(t.job));
+    jt_destroy(&t);
+}
+
 Test(join, spec_rejects_bad_configs)
 {
     weir_schema *out = th_schema("a BIGINT, b BIGINT");
@@ -596,7 +681,7 @@ Test(join, restore_at_another_parallelism_continues_the_changelog, .timeout = 12
     static char lines[N_STEPS][64];
     static int sides[N_STEPS];
     uint64_t seed = test_seed();
-    size_t n = random_rows(seed, rows, lines, sides);
+    size_t n = random_rows(seed, rows, lines, sides, NULL);
     char dir[] = "/tmp/weir-join-ckpt-XXXXXX";
     cr_assert(mkdtemp(dir));
     jt t;
@@ -829,6 +914,7 @@ Test(join, interval_join_keeps_rows_until_their_last_match, .timeout = 60)
 Test(join, bounded_join_drops_rows_the_other_side_can_no_longer_reach, .timeout = 60)
 {
     ij x;
+    /* inputs not declared insert-only: map entries (the next tests: row logs) */
     weir_join_config jc = {.type = WEIR_JOIN_INNER, .bounded = {true, false}, .bound_col = {1, 0},
                            .bound_off = {10, 0}};
     ij_start_cfg(&x, jc, "Join");
@@ -876,8 +962,9 @@ Test(join, bounded_join_drops_rows_the_other_side_can_no_longer_reach, .timeout 
 Test(join, bounded_join_drains_each_listed_key_once_per_bucket, .timeout = 120)
 {
     ij x;
+    /* insert-only inputs (as the planner declares q7's): both sides keep row logs */
     weir_join_config jc = {.type = WEIR_JOIN_INNER, .bounded = {true, false}, .bound_col = {1, 0},
-                           .bound_off = {10, 0}, .bound_step_ms = 1000};
+                           .bound_off = {10, 0}, .bound_step_ms = 1000, .insert_only = {true, true}};
     ij_start_cfg(&x, jc, "Join");
     for (int64_t rep = 0; rep < 3; rep++)
         for (int64_t k = 1; k <= 600; k++)
@@ -920,8 +1007,9 @@ Test(join, bounded_join_drops_restored_rows_at_another_parallelism, .timeout = 1
 {
     char dir[] = "/tmp/weir-join-bounded-XXXXXX";
     cr_assert(mkdtemp(dir));
+    /* insert-only inputs (as the planner declares q7's): both sides keep row logs */
     weir_join_config jc = {.type = WEIR_JOIN_INNER, .bounded = {true, false}, .bound_col = {1, 0},
-                           .bound_off = {10, 0}, .bound_step_ms = 1000};
+                           .bound_off = {10, 0}, .bound_step_ms = 1000, .insert_only = {true, true}};
     ij x;
     memset(&x, 0, sizeof x);
     ij_start_ex(&x, jc, "Join", 1, dir);

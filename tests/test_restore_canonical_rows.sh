@@ -17,57 +17,9 @@ restore_init restore-canonical-rows "$1"
 FIX=$SRC/tests/data/canonical_rows
 outs="out_join out_semi out_ival out_top out_dedup"
 
-# The files each run wrote (its committed and in-progress ones, by the
-# names they are committed under), as "stage name" lines in $1/stages.txt:
-# the fixture's are stage 0, each later run's the next stage.
-stage() { # $1: the folder of a run, $2: the stage
-    for o in $outs; do
-        [ -d "$1/$o" ] || continue
-        ls -A "$1/$o" | sed -n 's/^\.\(part-.*\)\.inprogress$/\1/p; /^part-/p' | sed "s|^|$2 $o/|"
-    done >> "$1/stages.txt"
-}
-
-# The table each folder of debezium-json changes describes, its files
-# applied in the order they were written: by stage, then by part number.
-fold() { # $1: the folder of a run; prints one sorted line per row and sink
-    python3 - "$1" "$outs" <<'PY'
-import collections, json, os, re, sys
-top, outs = sys.argv[1], sys.argv[2].split()
-first = {}
-if os.path.exists(os.path.join(top, "stages.txt")):
-    for line in open(os.path.join(top, "stages.txt")):
-        st, name = line.split()
-        first.setdefault(name, int(st))
-def order(out, n):
-    m = re.match(r"part-(.*)-(\d+)-(\d+)\.json$", n)
-    if not m:
-        return (1 << 31, n, 0, 0)
-    return (first.get(out + "/" + n, 1 << 30), m.group(1), int(m.group(2)), int(m.group(3)))
-for out in outs:
-    d = os.path.join(top, out)
-    names = [n for n in os.listdir(d) if not n.startswith(".")] if os.path.isdir(d) else []
-    rows = collections.Counter()
-    for n in sorted(names, key=lambda n: order(out, n)):
-        for line in open(os.path.join(d, n)):
-            if not line.strip():
-                continue
-            e = json.loads(line)
-            v = json.dumps(e["after"] if e["op"] == "c" else e["before"], sort_keys=True)
-            if e["op"] == "c":
-                rows[v] += 1
-            elif rows[v] <= 0:
-                sys.exit("%s: a delete of a row not there: %s" % (out, v))
-            else:
-                rows[v] -= 1
-    for v, c in sorted((+rows).items()):
-        for _ in range(c):
-            print(out, v)
-PY
-}
-
 mkdir ref && cp "$FIX/job.sql" ref/ && (cd ref && "$WEIR" run job.sql > /dev/null 2> log) ||
     fail "the reference run failed"
-fold ref > ref.txt || fail "the reference output does not fold"
+fixture_fold ref > ref.txt || fail "the reference output does not fold"
 for o in $outs; do grep -q "^$o " ref.txt || fail "the reference wrote nothing to $o"; done
 
 for fixture in memory rocksdb rocksdb-incremental; do
@@ -78,7 +30,7 @@ for fixture in memory rocksdb rocksdb-incremental; do
         R=$T/$fixture-$p
         mkdir "$R" && cp -r "$FIX/$fixture"/. "$R"/ && cp "$FIX/job.sql" "$R"/ || fail "cannot copy $fixture"
         chmod -R u+w "$R"
-        stage "$R" 0
+        fixture_stage "$R" 0
         first=$(ls -d "$R"/ckpt/chk-* | sed 's/.*chk-//' | sort -n | tail -1)
         cd "$R" || exit 1
         # The first restore: killed once the job took a checkpoint of its own.
@@ -93,7 +45,7 @@ for fixture in memory rocksdb rocksdb-incremental; do
         kill -9 "$pid" 2> /dev/null
         wait "$pid" 2> /dev/null
         pid=
-        stage "$R" 1
+        fixture_stage "$R" 1
         grep -q "restoring from checkpoint chk-$first " log || fail "$fixture at p $p: not restored from the fixture"
         for op in "Join\\[0\\]" "Join\\[1\\]" "IntervalJoin\\[0\\]" "Rank\\[0\\]" "Deduplicate\\[0\\]"; do
             grep -q "$op of ckpt/chk-$first keeps its rows in the canonical encoding" log ||
@@ -110,7 +62,7 @@ for fixture in memory rocksdb rocksdb-incremental; do
         grep -q "restoring from checkpoint chk-" log || fail "$fixture at p $p: the second run did not restore"
         grep -q "canonical encoding" log && fail "$fixture at p $p: a compact checkpoint taken as canonical"
         cd "$T" || exit 1
-        fold "$R" > got.txt || fail "$fixture at p $p: the output does not fold"
+        fixture_fold "$R" > got.txt || fail "$fixture at p $p: the output does not fold"
         cmp -s got.txt ref.txt ||
             { diff got.txt ref.txt | head; fail "$fixture at p $p: results differ from an uninterrupted run"; }
     done
@@ -121,7 +73,7 @@ for p in 1 2; do
     R=$T/savepoint-$p
     mkdir "$R" && cp -r "$FIX/savepoint"/. "$R"/ && cp "$FIX/job.sql" "$R"/ || fail "cannot copy the savepoint"
     chmod -R u+w "$R"
-    stage "$R" 0
+    fixture_stage "$R" 0
     cd "$R" || exit 1
     spath=$(ls -d sp/savepoint-* | head -1)
     opts=()
@@ -132,7 +84,7 @@ for p in 1 2; do
     grep -q "Join\[0\] of $spath keeps its rows in the canonical encoding" log ||
         fail "savepoint at p $p: the join's re-encoding is not said"
     cd "$T" || exit 1
-    fold "$R" > got.txt || fail "savepoint at p $p: the output does not fold"
+    fixture_fold "$R" > got.txt || fail "savepoint at p $p: the output does not fold"
     cmp -s got.txt ref.txt ||
         { diff got.txt ref.txt | head; fail "savepoint at p $p: results differ from an uninterrupted run"; }
 done

@@ -20,7 +20,10 @@
  * line says so too). One field may be missing from the checkpoint's
  * fingerprint: "row format" of a join or Top-N, in a checkpoint written
  * before their compact row encoding; its rows are re-encoded after the
- * restore (weir__op_on_canonical_rows). Another, "partial rows" of the
+ * restore (weir__op_on_canonical_rows). Another, "row log" of a join, in
+ * a checkpoint written before joins kept an insert-only side's rows in a
+ * log: its rows are in map entries, which the join moves into its logs
+ * after the restore (weir__op_on_restored). Another, "partial rows" of the
  * global phase of a two-phase aggregation, in a checkpoint written while
  * the local phase serialised every partial accumulator: its state is the
  * same, but partial rows it holds in flight (an unaligned checkpoint) are
@@ -61,6 +64,14 @@ static bool canonical_rows(const char *field, const char *v, size_t vl)
            memcmp(v, WEIR__ROW_FORMAT, vl) == 0;
 }
 
+/* Whether field, in the job's fingerprint and missing from the
+ * checkpoint's, is a join's row logs: a checkpoint of a weir before them,
+ * whose rows are in map entries. Not a mismatch: the join moves them. */
+static bool map_rows(const char *field)
+{
+    return strcmp(field, WEIR__ROW_LOG_FIELD) == 0;
+}
+
 /*
  * Whether field (value v of vl bytes) in the job's fingerprint, missing
  * from the checkpoint's, is the form of a two-phase aggregation's partial
@@ -97,7 +108,8 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
                 weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",
                                 out->len ? ", " : "", field, (int)vl, v,
                                 o ? "" : "none", o ? (int)ol : 0, o ? o : "");
-            else if (!from_is_ckpt && !o && !canonical_rows(field, v, vl) && !serialised_partials(field, v, vl))
+            else if (!from_is_ckpt && !o && !canonical_rows(field, v, vl) && !map_rows(field) &&
+                     !serialised_partials(field, v, vl))
                 weir_buf_printf(out, "%s%s none in the checkpoint, %.*s now",
                                 out->len ? ", " : "", field, (int)vl, v);
         }
@@ -186,6 +198,11 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
                                "%s of %s keeps its rows in the canonical encoding (an earlier weir): "
                                "they are re-encoded into the compact one (%s) as it restores",
                                c->uid, shown, WEIR__ROW_FORMAT);
+            if (fp_value(j->fp, WEIR__ROW_LOG_FIELD, &l) && !fp_value(c->fp, WEIR__ROW_LOG_FIELD, &l))
+                weir__ckpt_log(cfg,
+                               "%s of %s keeps every row in a map entry (an earlier weir): the rows of its "
+                               "insert-only sides move into their row logs as it restores",
+                               c->uid, shown);
             map[c->node] = (int)j->node;
             names[c->node] = j->name;
             moved |= j->node != c->node;

@@ -18,6 +18,17 @@
  * a checkpoint of an earlier version holds) reads as before. Everything
  * lives in the state backend, so checkpoints, restores at another
  * parallelism and TTL come from it.
+ * Row logs: a side whose input is insert-only and that counts no
+ * associations (weir_join_row_log: not outer, not semi or anti, not an
+ * interval join's side, no TTL) keeps its rows in a list state per join
+ * key instead, "join-left-log" or "join-right-log": one element per row
+ * (its compact encoding, after its time as an i64 on a bounded side; a
+ * duplicate is another element), appended without looking anything up,
+ * and scanned in arrival order. A bounded side's expiry rewrites a key's
+ * log without the rows it drops (expire_rows). The
+ * fingerprint names these sides ("row log"); the rows of a checkpoint that
+ * kept them in map entries (an earlier weir) are moved into the logs after
+ * its restore (join_unmap), the map state staying registered for that.
  *
  * Per input row (the key is set first): the rows of the other side under
  * the same key are read into a candidate batch of output rows, the
@@ -73,6 +84,7 @@
  * emitted before the next row is read, so the output for one order of
  * arrival does not depend on batching.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/join_core.h"
@@ -91,6 +103,7 @@
 typedef struct join_conf {
     weir_join_config cfg;
     bool outer[2]; /* side i keeps unmatched rows (NULL-padded in the output) */
+    bool log[2];   /* side i keeps its rows in a row log (weir_join_row_log) */
 } join_conf;
 
 /* One row of the other side met in a scan of the state. */
@@ -120,6 +133,10 @@ typedef struct exp_queue {
 
 typedef struct join_op {
     const join_conf *conf;
+    /* each side's map state: where its rows live (core.st[s] is the same),
+     * or, for a side with a row log (core.st[s]), where a restore of an
+     * earlier weir's checkpoint puts them until join_unmap moves them */
+    weir_state *map[2];
     exp_queue expq[2];  /* bounded joins: per side */
     bool expq_built;    /* rebuilt from the rows (after a restore) */
     weir_join_core core; /* cand: the input row joined with each match */
@@ -157,6 +174,31 @@ static const weir_schema *cand_schema(const weir_join_config *c)
 
 static bool is_semi_anti(weir_join_type t) { return t == WEIR_JOIN_SEMI || t == WEIR_JOIN_ANTI; }
 
+bool weir_join_row_log(const weir_join_config *c, int s)
+{
+    bool outer = s == 0 ? c->type == WEIR_JOIN_LEFT || c->type == WEIR_JOIN_FULL
+                        : c->type == WEIR_JOIN_RIGHT || c->type == WEIR_JOIN_FULL;
+    int64_t ttl = s == 1 && c->right_ttl ? c->right_state_ttl_ms : c->state_ttl_ms;
+    return c->insert_only[s] && !outer && !is_semi_anti(c->type) && !c->interval && ttl == 0;
+}
+
+/* A side's log name in the fingerprint: its elements carry the row's time on a bounded side. */
+static const char *log_side_name(const weir_join_config *c, int s)
+{
+    return s == 0 ? (c->bounded[0] ? "left+time" : "left") : (c->bounded[1] ? "right+time" : "right");
+}
+
+int weir__describe_row_log(weir_job *job, weir_stream s, const weir_join_config *cfg)
+{
+    bool l = weir_join_row_log(cfg, 0), r = weir_join_row_log(cfg, 1);
+    if (!l && !r)
+        return 0;
+    char v[64];
+    snprintf(v, sizeof v, "1%s%s%s%s", l ? " " : "", l ? log_side_name(cfg, 0) : "", r ? " " : "",
+             r ? log_side_name(cfg, 1) : "");
+    return weir_job_describe_state(job, s, WEIR__ROW_LOG_FIELD, v);
+}
+
 /* ------------------------------------------------------------ lifecycle */
 
 static int join_create(void *arg, const weir_op_info *info, void **out_op)
@@ -187,11 +229,12 @@ typedef struct recode_ctx {
     weir_buf row;
 } recode_ctx;
 
-static int recode_collect(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
+/* Appends a map entry to the weir_buf ud: bytes key, bytes value. */
+static int collect_entry(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
 {
-    recode_ctx *r = ud;
-    int rc = weir_buf_put_bytes(&r->ents, k, klen);
-    return rc ? rc : weir_buf_put_bytes(&r->ents, v, vlen);
+    weir_buf *ents = ud;
+    int rc = weir_buf_put_bytes(ents, k, klen);
+    return rc ? rc : weir_buf_put_bytes(ents, v, vlen);
 }
 
 /*
@@ -208,7 +251,7 @@ static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns,
     if (++r->keys % 1024 == 0 && (rc = weir_op_interrupted(r->ctx)))
         return rc;
     weir_buf_clear(&r->ents);
-    if ((rc = weir_map_iterate(r->st, ns, ns_len, recode_collect, r)))
+    if ((rc = weir_map_iterate(r->st, ns, ns_len, collect_entry, &r->ents)))
         return rc;
     for (int pass = 0; pass < 2 && !rc; pass++) {
         weir_cursor cur;
@@ -234,7 +277,7 @@ static int join_recode(void *op, weir_op_ctx *ctx)
     const weir_op_info *info = weir_op_info_of(ctx);
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++) {
-        recode_ctx r = {.ctx = ctx, .st = j->core.st[s], .n = j->conf->cfg.n_out[s]};
+        recode_ctx r = {.ctx = ctx, .st = j->map[s], .n = j->conf->cfg.n_out[s]};
         weir_buf_init(&r.ents);
         weir_buf_init(&r.row);
         if (!(r.scratch = weir_batch_create(info->input_schemas[s], 1)))
@@ -248,18 +291,97 @@ static int join_recode(void *op, weir_op_ctx *ctx)
     return rc;
 }
 
+static int value_read(const void *v, size_t vlen, int64_t *count, int64_t *assoc, int64_t *ts);
+
+/* Appends a row (len bytes) to a log: after its time t when the log is
+ * timed (a bounded side; t WEIR_TS_MIN: never dropped), built in buf. */
+static int log_put(weir_state *log, bool timed, int64_t t, const void *row, size_t len, weir_buf *buf)
+{
+    if (!timed)
+        return weir_list_add(log, NULL, 0, row, len);
+    weir_buf_clear(buf);
+    if (weir_buf_put(buf, &t, 8) || weir_buf_put(buf, row, len))
+        return WEIR_ENOMEM;
+    return weir_list_add(log, NULL, 0, buf->data, buf->len);
+}
+
+/* One key's map entries of a side with a row log: each row appended to
+ * the log as many times as it was present, then the map removed. */
+typedef struct unmap_ctx {
+    weir_op_ctx *ctx;
+    weir_state *map, *log;
+    bool timed; /* elements carry the row's time (log_put) */
+    uint64_t keys;
+    weir_buf ents; /* the key's entries: bytes row, bytes value */
+    weir_buf elem;
+} unmap_ctx;
+
+static int unmap_key(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    (void)key;
+    (void)klen;
+    unmap_ctx *u = ud;
+    int rc = 0;
+    if (++u->keys % 1024 == 0 && (rc = weir_op_interrupted(u->ctx)))
+        return rc;
+    weir_buf_clear(&u->ents);
+    if ((rc = weir_map_iterate(u->map, ns, ns_len, collect_entry, &u->ents)))
+        return rc;
+    weir_cursor cur;
+    weir_cursor_init(&cur, u->ents.data, u->ents.len);
+    while (!rc && weir_cursor_left(&cur) > 0) {
+        const void *k, *v;
+        size_t kl, vl;
+        int64_t count, assoc, ts;
+        if (weir_cursor_get_bytes(&cur, &k, &kl) || weir_cursor_get_bytes(&cur, &v, &vl) ||
+            value_read(v, vl, &count, &assoc, &ts))
+            return WEIR_ECORRUPT;
+        for (int64_t i = 0; i < count && !rc; i++)
+            rc = log_put(u->log, u->timed, ts, k, kl, &u->elem);
+    }
+    return rc ? rc : weir_state_clear(u->map, ns, ns_len);
+}
+
+/* After a restore: the rows a checkpoint of an earlier weir kept in map
+ * entries on a side that now has a row log go into the log (the order of
+ * a key's rows is then the map's; all later ones come after them). */
+static int join_unmap(void *op, weir_op_ctx *ctx)
+{
+    join_op *j = op;
+    int rc = 0;
+    for (int s = 0; s < 2 && !rc; s++) {
+        if (!j->conf->log[s])
+            continue;
+        unmap_ctx u = {.ctx = ctx, .map = j->map[s], .log = j->core.st[s], .timed = j->conf->cfg.bounded[s]};
+        weir_buf_init(&u.ents);
+        weir_buf_init(&u.elem);
+        rc = weir_state_keys(u.map, unmap_key, &u);
+        weir_buf_fini(&u.ents);
+        weir_buf_fini(&u.elem);
+    }
+    return rc;
+}
+
 static int join_open(void *op, weir_op_ctx *ctx)
 {
     join_op *j = op;
-    const weir_join_config *c = &j->conf->cfg;
-    const weir_state_desc desc[2] = {
+    const join_conf *jc = j->conf;
+    const weir_join_config *c = &jc->cfg;
+    const weir_state_desc maps[2] = {
         {.name = "join-left", .kind = WEIR_STATE_MAP, .ttl_ms = c->state_ttl_ms},
         {.name = "join-right", .kind = WEIR_STATE_MAP, .ttl_ms = c->right_ttl ? c->right_state_ttl_ms : c->state_ttl_ms}};
-    int rc = weir__join_core_open(&j->core, ctx, j->conf->cfg.n_out, desc);
+    const weir_state_desc logs[2] = {{.name = "join-left-log", .kind = WEIR_STATE_LIST},
+                                     {.name = "join-right-log", .kind = WEIR_STATE_LIST}};
+    const weir_state_desc desc[2] = {jc->log[0] ? logs[0] : maps[0], jc->log[1] ? logs[1] : maps[1]};
+    int rc = weir__join_core_open(&j->core, ctx, c->n_out, desc);
+    for (int s = 0; s < 2 && !rc; s++)
+        rc = jc->log[s] ? weir_op_get_state(ctx, &maps[s], &j->map[s]) : (j->map[s] = j->core.st[s], 0);
     if (rc)
         return rc;
     j->n_expired = weir_op_counter(ctx, "expired_rows");
     weir__op_on_canonical_rows(ctx, join_recode);
+    if (jc->log[0] || jc->log[1])
+        weir__op_on_restored(ctx, join_unmap);
     return 0;
 }
 
@@ -540,6 +662,22 @@ static int scan_visit(void *ud, const void *k, size_t klen, const void *v, size_
     return rc ? rc : weir_buf_put(&j->scan, k, klen) ? WEIR_ENOMEM : 0;
 }
 
+/* The same for an element of a timed row log (a bounded side's). */
+static int scan_timed(void *ud, const void *e, size_t len)
+{
+    return len < 8 ? WEIR_ECORRUPT : scan_visit(ud, (const uint8_t *)e + 8, len - 8, e, 8);
+}
+
+/* Copies side s's rows of the current key into j->refs and j->scan. */
+static int scan_side(join_op *j, int s)
+{
+    j->n_refs = 0;
+    weir_buf_clear(&j->scan);
+    if (j->conf->log[s])
+        return weir_list_get(j->core.st[s], NULL, 0, scan_timed, j);
+    return weir_map_iterate(j->core.st[s], NULL, 0, scan_visit, j);
+}
+
 /* gather's scan: the input row (in, r) and where each side's columns go. */
 typedef struct gather_scan {
     join_op *j;
@@ -581,6 +719,18 @@ static int gather_visit(void *ud, const void *k, size_t klen, const void *v, siz
     return rc;
 }
 
+/* One element of a row log: a row present once, with no time. */
+static int gather_elem(void *ud, const void *row, size_t len)
+{
+    return gather_visit(ud, row, len, NULL, 0);
+}
+
+/* One element of a timed row log: the row's time (read as an 8-byte map value), then the row. */
+static int gather_timed(void *ud, const void *e, size_t len)
+{
+    return len < 8 ? WEIR_ECORRUPT : gather_visit(ud, (const uint8_t *)e + 8, len - 8, e, 8);
+}
+
 /*
  * Reads the other side's rows of the current key (none when null_key) into candidates
  * [0, n_refs) (input row joined with each), and evaluates the residual.
@@ -597,7 +747,9 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     weir_buf_clear(&j->scan);
     weir_batch_reset(j->core.cand);
     gather_scan g = {j, in, r, s, j->conf->outer[o], false};
-    int rc = null_key ? 0 : weir_map_iterate(j->core.st[o], NULL, 0, gather_visit, &g);
+    int rc = null_key         ? 0
+             : j->conf->log[o] ? weir_list_get(j->core.st[o], NULL, 0, c->bounded[o] ? gather_timed : gather_elem, &g)
+                               : weir_map_iterate(j->core.st[o], NULL, 0, gather_visit, &g);
     if (g.bad_row)
         return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
     if (rc)
@@ -812,7 +964,16 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     }
     /* Associations are recomputed: an entry's matches are those just found. */
     own_entry own = {.j = j, .delta = accumulate ? 1 : -1, .assoc = jc->outer[s] ? matched : 0, .ts = t};
-    if (store) {
+    if (jc->log[s]) {
+        /* The row log: appended, nothing looked up (no count; the time on a bounded side). */
+        if (kind != WEIR_ROW_INSERT)
+            return weir_op_fail(ctx, WEIR_EINVAL, "join: a %s row reached the insert-only %s input",
+                                weir_row_kind_name(kind), s == 0 ? "left" : "right");
+        if (store && ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)) ||
+                      (rc = log_put(j->core.st[s], c->bounded[s], t, j->row.data, j->row.len, &j->val))))
+            return rc;
+        own.count = 1; /* an element of its own: listed in its expiry bucket */
+    } else if (store) {
         if ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)))
             return rc;
         rc = weir_map_rewrite(j->core.st[s], NULL, 0, j->row.data, j->row.len, own_rewrite, &own);
@@ -884,12 +1045,32 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
 }
 
 /* Drops the rows of side s of the current key whose expiry is <= upto (an outer interval join pads them). */
+/* A bounded side's row log (scanned into j->refs) without the rows whose
+ * expiry is <= upto: rewritten, in arrival order, when any goes. */
+static int expire_logged(join_op *j, int s, weir_ts upto)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    uint64_t gone = 0;
+    for (uint32_t i = 0; i < j->n_refs; i++)
+        gone += row_expiry(c, s, j->refs[i].ts) <= upto;
+    if (!gone)
+        return 0;
+    weir_op_counter_add(j->n_expired, gone);
+    int rc = weir_state_clear(j->core.st[s], NULL, 0);
+    for (uint32_t i = 0; !rc && i < j->n_refs; i++) {
+        cand_ref *cr = &j->refs[i];
+        if (row_expiry(c, s, cr->ts) > upto)
+            rc = log_put(j->core.st[s], true, cr->ts, j->scan.data + cr->off, cr->len, &j->val);
+    }
+    return rc;
+}
+
 static int expire_rows(join_op *j, weir_op_ctx *ctx, int s, weir_ts upto)
 {
     const weir_join_config *c = &j->conf->cfg;
-    j->n_refs = 0;
-    weir_buf_clear(&j->scan);
-    int rc = weir_map_iterate(j->core.st[s], NULL, 0, scan_visit, j);
+    int rc = scan_side(j, s);
+    if (j->conf->log[s])
+        return rc ? rc : expire_logged(j, s, upto);
     for (uint32_t i = 0; !rc && i < j->n_refs; i++) {
         cand_ref *cr = &j->refs[i];
         if (row_expiry(c, s, cr->ts) > upto)
@@ -932,9 +1113,7 @@ static int rebuild_key(void *ud, const uint8_t *key, size_t klen, const void *ns
     rebuild_ctx *rb = ud;
     join_op *j = rb->j;
     const weir_join_config *c = &j->conf->cfg;
-    j->n_refs = 0;
-    weir_buf_clear(&j->scan);
-    int rc = weir_map_iterate(j->core.st[rb->s], NULL, 0, scan_visit, j);
+    int rc = scan_side(j, rb->s);
     uint64_t h = weir_key_hash(key, klen);
     for (uint32_t i = 0; !rc && i < j->n_refs; i++)
         if (j->refs[i].ts != WEIR_TS_MIN)
@@ -1100,6 +1279,8 @@ int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out)
     /* A semi or anti join's left rows count their matches, as an outer side's do. */
     c->outer[0] = cfg->type == WEIR_JOIN_LEFT || cfg->type == WEIR_JOIN_FULL || semi;
     c->outer[1] = cfg->type == WEIR_JOIN_RIGHT || cfg->type == WEIR_JOIN_FULL;
+    for (int s = 0; s < 2; s++)
+        c->log[s] = weir_join_row_log(cfg, s);
     *out = (weir_operator_spec){cfg->interval ? "IntervalJoin" : "Join", &join_class, join_create, c, weir_free};
     return 0;
 }

@@ -252,10 +252,30 @@ typedef struct weir_join_config {
     uint32_t bound_col[2];
     int64_t bound_off[2];
     int64_t bound_step_ms;
+    /*
+     * Input i sends +I rows only (append-only). A side that is, and that
+     * counts no matches per row (not an outer side, not a semi or anti
+     * join), of a regular join that is neither interval nor bounded and
+     * whose rows never expire (its TTL 0), keeps its rows in a row log:
+     * a list state per join key, one element per row in arrival order,
+     * appended without a lookup (weir_join_row_log). A retraction reaching
+     * such a side fails the job.
+     */
+    bool insert_only[2];
 } weir_join_config;
 
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out);
 const char *weir_join_type_name(weir_join_type t); /* "INNER", "LEFT", ... */
+/* Whether side s of a join of cfg keeps its rows in a row log (see insert_only). */
+bool weir_join_row_log(const weir_join_config *cfg, int s);
+/*
+ * Names the sides that keep a row log in the fingerprint of join node s
+ * ("row log: 1 left right"; nothing when neither does). A checkpoint
+ * without the field (an earlier weir, every row in a map entry) restores:
+ * the join moves the rows of its log sides into their logs after the
+ * restore. A weir without row logs refuses a checkpoint that names them.
+ */
+int weir__describe_row_log(weir_job *job, weir_stream s, const weir_join_config *cfg);
 
 /*
  * Window join (Flink's window join): an equi-join of two append-only

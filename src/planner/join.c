@@ -1942,7 +1942,8 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
                            .bounded = {bounded[0], bounded[1]},
                            .bound_col = {bound_col[0], bound_col[1]},
                            .bound_off = {bound_off[0], bound_off[1]},
-                           .bound_step_ms = BOUND_STEP_MS};
+                           .bound_step_ms = BOUND_STEP_MS,
+                           .insert_only = {!sd[0].r.updating, !sd[1].r.updating}};
     for (uint32_t i = 0; i < n_keys; i++)
         jc.null_safe[i] = null_safe[i];
     weir_operator_spec spec;
@@ -1957,7 +1958,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
         weir_buf_fini(&keytext);
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the join: %s", weir_job_error(pc->job));
     }
-    if ((rc = weir__describe_row_format(pc->job, j.s))) {
+    if ((rc = weir__describe_row_format(pc->job, j.s)) || (rc = weir__describe_row_log(pc->job, j.s, &jc))) {
         weir_buf_fini(&keytext);
         return rc;
     }

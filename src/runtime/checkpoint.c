@@ -77,6 +77,11 @@ void weir__op_on_canonical_rows(weir_op_ctx *ctx, weir__op_canonical_rows_fn fn)
     ctx->canonical_rows_fn = fn;
 }
 
+void weir__op_on_restored(weir_op_ctx *ctx, weir__op_restored_fn fn)
+{
+    ctx->restored_fn = fn;
+}
+
 void weir__job_restore_canonical_rows(weir_job *job, int node, bool canonical)
 {
     weir__node *n = job ? weir__job_node(job, node) : NULL;

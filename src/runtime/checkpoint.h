@@ -269,6 +269,17 @@ void weir__op_on_status(weir_op_ctx *ctx, weir__op_status_fn fn);
 #define WEIR__ROW_FORMAT "compact-1" /* its value: the compact encoding */
 typedef int (*weir__op_canonical_rows_fn)(void *op, weir_op_ctx *ctx);
 void weir__op_on_canonical_rows(weir_op_ctx *ctx, weir__op_canonical_rows_fn fn);
+/*
+ * For an operator whose state may have to change layout after a restore
+ * (a join moving rows a checkpoint holds in map entries into its row
+ * logs): fn is called once after every restore, after the keyed and
+ * operator state were restored and the rows re-encoded (above), before any
+ * input, timer or checkpoint. From open.
+ */
+typedef int (*weir__op_restored_fn)(void *op, weir_op_ctx *ctx);
+void weir__op_on_restored(weir_op_ctx *ctx, weir__op_restored_fn fn);
+/* The fingerprint field of a join's row logs (weir__describe_row_log in ops/ops.h). */
+#define WEIR__ROW_LOG_FIELD "row log"
 /* Marks whether the checkpoint restored into node keeps its rows in the
  * canonical encoding (checkpoint/compat.c); before the job starts. */
 void weir__job_restore_canonical_rows(weir_job *job, int node, bool canonical);

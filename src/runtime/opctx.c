@@ -205,6 +205,9 @@ int weir__op_open(weir_op_ctx *c)
         (rc = c->canonical_rows_fn(c->op, c)))
         return weir__subtask_fail(c->st, rc, "%s: cannot re-encode the restored rows: %s", c->node->name,
                                   weir_strerror(rc));
+    if (c->st->job->has_restore && c->restored_fn && (rc = c->restored_fn(c->op, c)))
+        return weir__subtask_fail(c->st, rc, "%s: cannot convert the restored state: %s", c->node->name,
+                                  weir_strerror(rc));
     return 0;
 }
 

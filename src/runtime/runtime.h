@@ -128,6 +128,8 @@ struct weir_op_ctx {
     int (*status_fn)(void *op, weir_op_ctx *ctx, bool idle);
     /* converts restored rows of the canonical encoding (weir__op_on_canonical_rows) */
     int (*canonical_rows_fn)(void *op, weir_op_ctx *ctx);
+    /* changes the layout of restored state (weir__op_on_restored) */
+    int (*restored_fn)(void *op, weir_op_ctx *ctx);
     const weir_schema **in_schemas;
     weir_keyspec *in_keys;
 

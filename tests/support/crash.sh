@@ -161,3 +161,53 @@ crash_savepoint() {
     sp=$(sed -n 's/.*savepoint written to \([^ ;]*\).*/\1/p' log | head -1)
     [ -n "$sp" ] && [ -f "$sp/_metadata" ] || { cat log; fail "no savepoint was written"; }
 }
+
+# For a test that restores a fixture (a checkpoint and the output folders
+# $outs of the run that took it, tests/data/*/make.sh) and runs on: the
+# files each run wrote (its committed and in-progress ones, by the names
+# they are committed under), as "stage name" lines in $1/stages.txt: the
+# fixture's are stage 0, each later run's the next stage.
+fixture_stage() { # $1: the folder of a run, $2: the stage
+    for o in $outs; do
+        [ -d "$1/$o" ] || continue
+        ls -A "$1/$o" | sed -n 's/^\.\(part-.*\)\.inprogress$/\1/p; /^part-/p' | sed "s|^|$2 $o/|"
+    done >> "$1/stages.txt"
+}
+
+# The table each folder of debezium-json changes describes, its files
+# applied in the order they were written: by stage, then by part number.
+fixture_fold() { # $1: the folder of a run; prints one sorted line per row and sink
+    python3 - "$1" "$outs" <<'PY'
+import collections, json, os, re, sys
+top, outs = sys.argv[1], sys.argv[2].split()
+first = {}
+if os.path.exists(os.path.join(top, "stages.txt")):
+    for line in open(os.path.join(top, "stages.txt")):
+        st, name = line.split()
+        first.setdefault(name, int(st))
+def order(out, n):
+    m = re.match(r"part-(.*)-(\d+)-(\d+)\.json$", n)
+    if not m:
+        return (1 << 31, n, 0, 0)
+    return (first.get(out + "/" + n, 1 << 30), m.group(1), int(m.group(2)), int(m.group(3)))
+for out in outs:
+    d = os.path.join(top, out)
+    names = [n for n in os.listdir(d) if not n.startswith(".")] if os.path.isdir(d) else []
+    rows = collections.Counter()
+    for n in sorted(names, key=lambda n: order(out, n)):
+        for line in open(os.path.join(d, n)):
+            if not line.strip():
+                continue
+            e = json.loads(line)
+            v = json.dumps(e["after"] if e["op"] == "c" else e["before"], sort_keys=True)
+            if e["op"] == "c":
+                rows[v] += 1
+            elif rows[v] <= 0:
+                sys.exit("%s: a delete of a row not there: %s" % (out, v))
+            else:
+                rows[v] -= 1
+    for v, c in sorted((+rows).items()):
+        for _ in range(c):
+            print(out, v)
+PY
+}

@@ -10,7 +10,8 @@
 # (savepoint: the job stopped with one, sp/ and the output folders).
 set -eu
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-HERE=$(cd "$(dirname "$0")" && pwd)
+# FIXTURE_DIR: another fixture folder (its job.sql) made the same way.
+HERE=${FIXTURE_DIR:-$(cd "$(dirname "$0")" && pwd)}
 make_one() { # $1: fixture name, then -D options
     local name=$1 T
     shift

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# tests/test_restore_join_map_rows.sh WEIR SOURCE_DIR - a checkpoint written
+# by a weir that kept every row of a regular join in a map entry (before row
+# logs, "row log: 1 ..."; fixtures in tests/data/join_map_rows, made by its
+# make.sh with such a weir) restores: the rows of the joins' insert-only
+# sides (an inner join's both, with repeated rows; a LEFT join's right; a
+# join's left beside an updating right; a join with a window aggregation,
+# whose bounded left rows keep their times) move into their row logs, and the
+# job ends with the results of an uninterrupted run. On the memory backend
+# and RocksDB, at the parallelism the checkpoint was taken at and at 2. The
+# restored job's own checkpoints name the row logs: it is killed once it
+# took one, and restored again from it. And a savepoint of that weir (the
+# upgrade path), restored with --from.
+# WEIR_MAPROWS_PARALLELISMS: the parallelisms of the restores ("1 2").
+set -u
+. "$(cd "$2" && pwd)/tests/support/crash.sh"
+SRC=$(cd "$2" && pwd)
+restore_init restore-join-map-rows "$1"
+FIX=$SRC/tests/data/join_map_rows
+outs="out_inner out_left out_upd out_bounded"
+joins="Join\\[0\\] Join\\[1\\] Join\\[2\\] Join\\[3\\]"
+
+mkdir ref && cp "$FIX/job.sql" ref/ && (cd ref && "$WEIR" run job.sql > /dev/null 2> log) ||
+    fail "the reference run failed"
+fixture_fold ref > ref.txt || fail "the reference output does not fold"
+for o in $outs; do grep -q "^$o " ref.txt || fail "the reference wrote nothing to $o"; done
+
+for fixture in memory rocksdb; do
+    opts=()
+    [ "$fixture" = memory ] || opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
+    for p in ${WEIR_MAPROWS_PARALLELISMS:-1 2}; do
+        R=$T/$fixture-$p
+        mkdir "$R" && cp -r "$FIX/$fixture"/. "$R"/ && cp "$FIX/job.sql" "$R"/ || fail "cannot copy $fixture"
+        chmod -R u+w "$R"
+        fixture_stage "$R" 0
+        first=$(ls -d "$R"/ckpt/chk-* | sed 's/.*chk-//' | sort -n | tail -1)
+        cd "$R" || exit 1
+        # The first restore: killed once the job took a checkpoint of its own.
+        "$WEIR" run job.sql "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log &
+        pid=$!
+        for ((i = 0; i < 600; i++)); do
+            last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
+            [ "${last:-0}" -gt "$first" ] && break
+            kill -0 "$pid" 2> /dev/null || break
+            sleep 0.02
+        done
+        kill -9 "$pid" 2> /dev/null
+        wait "$pid" 2> /dev/null
+        pid=
+        fixture_stage "$R" 1
+        grep -q "restoring from checkpoint chk-$first " log || fail "$fixture at p $p: not restored from the fixture"
+        for op in $joins; do
+            grep -q "$op of ckpt/chk-$first keeps every row in a map entry" log ||
+                fail "$fixture at p $p: moving the rows of $op into its row logs is not said"
+        done
+        last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
+        [ "${last:-0}" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
+        for log in "1 left right" "1 right" "1 left" "1 left+time right"; do
+            grep -aq "row log: $log" "ckpt/chk-$last/_metadata" ||
+                fail "$fixture at p $p: the restored job's checkpoint does not name the row log ($log)"
+        done
+        # The second restore, from the restored job's own checkpoint, runs to the end.
+        "$WEIR" run job.sql "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log ||
+            fail "$fixture at p $p: the second restore failed"
+        grep -q "restoring from checkpoint chk-" log || fail "$fixture at p $p: the second run did not restore"
+        grep -q "map entry" log && fail "$fixture at p $p: a checkpoint of row logs taken for map entries"
+        cd "$T" || exit 1
+        fixture_fold "$R" > got.txt || fail "$fixture at p $p: the output does not fold"
+        cmp -s got.txt ref.txt ||
+            { diff got.txt ref.txt | head; fail "$fixture at p $p: results differ from an uninterrupted run"; }
+    done
+done
+# The upgrade path: a savepoint of the earlier weir, restored with --from,
+# on the memory backend at parallelism 1 and on RocksDB at 2.
+for p in 1 2; do
+    R=$T/savepoint-$p
+    mkdir "$R" && cp -r "$FIX/savepoint"/. "$R"/ && cp "$FIX/job.sql" "$R"/ || fail "cannot copy the savepoint"
+    chmod -R u+w "$R"
+    fixture_stage "$R" 0
+    cd "$R" || exit 1
+    spath=$(ls -d sp/savepoint-* | head -1)
+    opts=()
+    [ $p = 2 ] && opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
+    "$WEIR" run job.sql --from "$spath" "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log ||
+        fail "savepoint at p $p: the restore failed"
+    grep -q "restoring from savepoint $spath" log || fail "savepoint at p $p: not restored from it"
+    for op in $joins; do
+        grep -q "$op of $spath keeps every row in a map entry" log ||
+            fail "savepoint at p $p: moving the rows of $op into its row logs is not said"
+    done
+    cd "$T" || exit 1
+    fixture_fold "$R" > got.txt || fail "savepoint at p $p: the output does not fold"
+    cmp -s got.txt ref.txt ||
+        { diff got.txt ref.txt | head; fail "savepoint at p $p: results differ from an uninterrupted run"; }
+done
+echo "test_restore_join_map_rows: ok"
