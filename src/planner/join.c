@@ -424,20 +424,29 @@ static int push_filter(plan_ctx *pc, join_side *sd, const weir_sql_expr **v, uin
 }
 
 /*
- * The key of a DOUBLE key value e. Keys meet by their bytes, so -0.0 is
- * made 0.0 (x + 0.0), as '=' says they are equal; and since NaN equals
- * nothing, under '=' it is made NULL, which meets nothing. A key IS NOT
- * DISTINCT FROM keeps NaN (NULL would meet NULL): its conjunct, in the
- * join's condition too, rejects it.
+ * How a join side's DOUBLE keys are computed (key_projection): as '='
+ * compares them (DKEY_EQ, double_key); with only NaN made NULL, the bytes
+ * of every other value kept (DKEY_NAN: a temporal join's probe side); or
+ * as they are (DKEY_BYTES: a versioned table's primary key, by which -0.0
+ * and 0.0 are two rows).
  */
-static int double_key(plan_ctx *pc, weir_sql_loc loc, weir_expr *e, bool null_safe, weir_expr **out)
+enum { DKEY_EQ, DKEY_NAN, DKEY_BYTES };
+
+/*
+ * The key of a DOUBLE key value e. Keys meet by their bytes, so -0.0 is
+ * made 0.0 (x + 0.0), as '=' says they are equal (unless !fold_zero); and
+ * since NaN equals nothing, under '=' it is made NULL, which meets nothing.
+ * A key IS NOT DISTINCT FROM keeps NaN (NULL would meet NULL): its
+ * conjunct, in the join's condition too, rejects it.
+ */
+static int double_key(plan_ctx *pc, weir_sql_loc loc, weir_expr *e, bool null_safe, bool fold_zero, weir_expr **out)
 {
     weir_error err = {0};
-    weir_expr *zero = weir_expr_lit_double(pc->arena, 0.0), *sum, *eq;
+    weir_expr *zero = weir_expr_lit_double(pc->arena, 0.0), *sum = e, *eq;
     if (!zero)
         return WEIR_ENOMEM;
     weir_expr *add[2] = {e, zero}, *same[2] = {e, e};
-    if (weir_expr_call(pc->arena, "+", add, 2, &sum, &err))
+    if (fold_zero && weir_expr_call(pc->arena, "+", add, 2, &sum, &err))
         return plan_error(pc, loc, WEIR_EPLAN, "join key: %s", err.message);
     if (null_safe) {
         *out = sum;
@@ -450,17 +459,18 @@ static int double_key(plan_ctx *pc, weir_sql_loc loc, weir_expr *e, bool null_sa
 
 /*
  * Adds a projection below the join computing the keys that are not plain
- * columns of the right type, and every DOUBLE key (double_key); null_safe
- * marks the keys IS NOT DISTINCT FROM (NULL: none).
+ * columns of the right type, and every DOUBLE key as dkey says (DKEY_*);
+ * null_safe marks the keys IS NOT DISTINCT FROM (NULL: none).
  */
-static int key_projection(plan_ctx *pc, join_side *sd, const weir_type *kt, const bool *null_safe, uint32_t n_keys)
+static int key_projection(plan_ctx *pc, join_side *sd, const weir_type *kt, const bool *null_safe, uint32_t n_keys,
+                          int dkey)
 {
     uint32_t np = sd->r.n_physical;
     for (uint32_t i = 0; i < n_keys; i++) {
         weir_type t = weir_expr_type(sd->keys[i]);
         int32_t col = weir_expr_column_index(sd->keys[i]);
         if (col >= 0 && (uint32_t)col < np && t.id == kt[i].id && t.precision == kt[i].precision &&
-            t.scale == kt[i].scale && kt[i].id != WEIR_TYPE_DOUBLE) {
+            t.scale == kt[i].scale && (kt[i].id != WEIR_TYPE_DOUBLE || dkey == DKEY_BYTES)) {
             sd->ks.cols[i] = (uint32_t)col;
             continue;
         }
@@ -489,7 +499,8 @@ static int key_projection(plan_ctx *pc, join_side *sd, const weir_type *kt, cons
             weir_expr_cast(pc->arena, e, kt[i], false, &e, &err))
             return plan_error(pc, sd->r.loc, WEIR_EPLAN, "join key %u: %s", i + 1, err.message);
         int rc;
-        if (kt[i].id == WEIR_TYPE_DOUBLE && (rc = double_key(pc, sd->r.loc, e, null_safe && null_safe[i], &e)))
+        if (kt[i].id == WEIR_TYPE_DOUBLE && dkey != DKEY_BYTES &&
+            (rc = double_key(pc, sd->r.loc, e, null_safe && null_safe[i], dkey == DKEY_EQ, &e)))
             return rc;
         char nm[32];
         snprintf(nm, sizeof nm, "$joinkey%u", i);
@@ -501,6 +512,21 @@ static int key_projection(plan_ctx *pc, join_side *sd, const weir_type *kt, cons
     if (rc)
         return rc;
     side_onto(sd, &pr);
+    return 0;
+}
+
+/*
+ * Marks join s's state as keyed by DOUBLE keys met as '=' compares them
+ * (double_key): a checkpoint of a weir that met them by their bytes has no
+ * such line, so its restore is refused rather than its -0.0 and NaN keys
+ * silently missing the rows that now meet them. (A temporal join keeps the
+ * versioned side's keys as they are: its state means what it meant.)
+ */
+static int describe_double_keys(plan_ctx *pc, weir_stream s, const weir_type *kt, uint32_t n_keys)
+{
+    for (uint32_t i = 0; i < n_keys; i++)
+        if (kt[i].id == WEIR_TYPE_DOUBLE)
+            return weir_job_describe_state(pc->job, s, "double keys", "as =");
     return 0;
 }
 
@@ -843,7 +869,8 @@ static int plan_lookup_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
                               "invalid lookup.join.cache.ttl '%s' (a positive duration, such as '10 min')",
                               t->opts[i].value);
     }
-    if ((rc = push_filter(pc, &sd[0], push[0], n_push[0])) || (rc = key_projection(pc, &sd[0], lkt, NULL, n_keys)))
+    if ((rc = push_filter(pc, &sd[0], push[0], n_push[0])) ||
+        (rc = key_projection(pc, &sd[0], lkt, NULL, n_keys, DKEY_EQ)))
         return rc;
     for (uint32_t i = 0; i < n_keys; i++)
         lc.left_keys[i] = sd[0].ks.cols[i];
@@ -1245,8 +1272,11 @@ static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_
                               const uint32_t n_push[2], weir_expr *residual, rel *j, weir_buf *keytext)
 {
     int rc = push_filter(pc, &sd[0], push[0], n_push[0]);
+    /* The versioned side's key is its primary key, whose every value is a
+     * row of its own (-0.0 and 0.0 two): the probe meets it by its bytes,
+     * NaN excepted, which meets nothing. */
     for (int s = 0; s < 2 && !rc; s++)
-        rc = key_projection(pc, &sd[s], kt, NULL, n_keys);
+        rc = key_projection(pc, &sd[s], kt, NULL, n_keys, s == 0 ? DKEY_NAN : DKEY_BYTES);
     if (rc)
         return rc;
     uint32_t nl = sd[0].r.n_physical;
@@ -1839,7 +1869,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     for (int s = 0; s < 2 && !rc; s++)
         rc = push_filter(pc, &sd[s], push[s], n_push[s]);
     for (int s = 0; s < 2 && !rc; s++)
-        rc = key_projection(pc, &sd[s], kt, null_safe, n_keys);
+        rc = key_projection(pc, &sd[s], kt, null_safe, n_keys, DKEY_EQ);
     if (rc) {
         weir_buf_fini(&keytext);
         return rc;
@@ -1860,6 +1890,8 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
     }
     if (window) {
         rc = plan_window_join(pc, ref, type, sd, n_keys, residual, &j, &keytext, semi_os);
+        if (!rc)
+            rc = describe_double_keys(pc, j.s, kt, n_keys);
         weir_buf_fini(&keytext);
         if (!rc)
             *out = j;
@@ -1958,7 +1990,8 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
         weir_buf_fini(&keytext);
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the join: %s", weir_job_error(pc->job));
     }
-    if ((rc = weir__describe_row_format(pc->job, j.s)) || (rc = weir__describe_row_log(pc->job, j.s, &jc))) {
+    if ((rc = weir__describe_row_format(pc->job, j.s)) || (rc = weir__describe_row_log(pc->job, j.s, &jc)) ||
+        (rc = describe_double_keys(pc, j.s, kt, n_keys))) {
         weir_buf_fini(&keytext);
         return rc;
     }
