@@ -40,7 +40,9 @@ FLOAT as the nearest double (a DECIMAL 0.1 meets the DOUBLE 0.1, a BIGINT
 2^53 + 1 the DOUBLE 2^53), -0.0 meeting 0.0 and NaN meeting nothing, as
 SQL's `=` compares them; strings by their bytes. NULL meets nothing under
 `=` and meets NULL under IS NOT DISTINCT FROM; NOT IN excludes a row when
-any right row equals it or either key is NULL. weir's FLOAT is a DOUBLE, so
+any right row equals it or either key is NULL. A temporal join meets the
+versioned table's key by its value as stored: -0.0 and 0.0 are two of
+its rows and meet only their own sign (NaN still meets nothing). weir's FLOAT is a DOUBLE, so
 FLOAT columns draw only values a 32-bit float holds exactly.
 
 Usage: join_keytypes_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
@@ -50,6 +52,7 @@ Environment: WEIR_SEED replays a run; WEIR_KEYTYPES_JOB=i runs one job.
 import collections
 import decimal
 import json
+import math
 import os
 import struct
 import sys
@@ -151,6 +154,16 @@ def equal(a, b):
     if isinstance(a, float) or isinstance(b, float):
         return float(a) == float(b)  # the nearest double of a Decimal; -0.0 == 0.0, NaN != NaN
     return a == b  # exactly
+
+
+def same_key(a, b):
+    """A temporal join's key match: '=' in the common type, -0.0 and 0.0
+    apart (a versioned table's key is an identity, met by its bytes)."""
+    if not equal(a, b):
+        return False
+    if isinstance(a, float) or isinstance(b, float):
+        return math.copysign(1.0, float(a)) == math.copysign(1.0, float(b))
+    return True
 
 
 def not_distinct(a, b):
@@ -287,7 +300,7 @@ def expected(q, lrows, rrows):
         return out
     out = collections.Counter()  # temporal: the latest version at the row's time among the equal keys
     for l in lrows:
-        vs = [r for r in rrows if r["ms"] <= l["ms"] and equal(l["k"], r["k"])]
+        vs = [r for r in rrows if r["ms"] <= l["ms"] and same_key(l["k"], r["k"])]
         if vs:
             out[(l["id"], max(vs, key=lambda r: (r["ms"], r["id"]))["id"])] += 1
         elif q["type"] == "LEFT":
