@@ -200,7 +200,7 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
                                c->uid, shown, WEIR__ROW_FORMAT);
             if (fp_value(j->fp, WEIR__ROW_LOG_FIELD, &l) && !fp_value(c->fp, WEIR__ROW_LOG_FIELD, &l))
                 weir__ckpt_log(cfg,
-                               "%s of %s keeps every row in a map entry (an earlier weir): the rows of its "
+                               "%s of %s keeps every row in a map entry (an earlier weir, or a TTL): the rows of its "
                                "insert-only sides move into their row logs as it restores",
                                c->uid, shown);
             map[c->node] = (int)j->node;

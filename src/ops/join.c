@@ -668,7 +668,8 @@ static int scan_timed(void *ud, const void *e, size_t len)
     return len < 8 ? WEIR_ECORRUPT : scan_visit(ud, (const uint8_t *)e + 8, len - 8, e, 8);
 }
 
-/* Copies side s's rows of the current key into j->refs and j->scan. */
+/* Copies side s's rows of the current key into j->refs and j->scan; s is
+ * a bounded side (a log side's elements are read as timed ones). */
 static int scan_side(join_op *j, int s)
 {
     j->n_refs = 0;
@@ -1044,7 +1045,6 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
     return 0;
 }
 
-/* Drops the rows of side s of the current key whose expiry is <= upto (an outer interval join pads them). */
 /* A bounded side's row log (scanned into j->refs) without the rows whose
  * expiry is <= upto: rewritten, in arrival order, when any goes. */
 static int expire_logged(join_op *j, int s, weir_ts upto)
@@ -1065,6 +1065,7 @@ static int expire_logged(join_op *j, int s, weir_ts upto)
     return rc;
 }
 
+/* Drops the rows of side s of the current key whose expiry is <= upto (an outer interval join pads them). */
 static int expire_rows(join_op *j, weir_op_ctx *ctx, int s, weir_ts upto)
 {
     const weir_join_config *c = &j->conf->cfg;

@@ -255,10 +255,10 @@ typedef struct weir_join_config {
     /*
      * Input i sends +I rows only (append-only). A side that is, and that
      * counts no matches per row (not an outer side, not a semi or anti
-     * join), of a regular join that is neither interval nor bounded and
-     * whose rows never expire (its TTL 0), keeps its rows in a row log:
-     * a list state per join key, one element per row in arrival order,
-     * appended without a lookup (weir_join_row_log). A retraction reaching
+     * join), of a regular join that is not an interval join and whose
+     * rows have no TTL, keeps its rows in a row log: a list state per join
+     * key, one element per row in arrival order (after the row's time on
+     * a bounded side), appended without a lookup (weir_join_row_log). A retraction reaching
      * such a side fails the job.
      */
     bool insert_only[2];
