@@ -2024,6 +2024,12 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
             snprintf(ibuf + l, sizeof ibuf - l, " (%s rows dropped at W >= %s %+lld ms)", s ? "right" : "left",
                      sd[s].r.schema->fields[bound_col[s]].name, (long long)bound_off[s]);
         }
+    bool log[2] = {weir_join_row_log(&jc, 0), weir_join_row_log(&jc, 1)};
+    if (log[0] || log[1]) {
+        size_t l = strlen(ibuf);
+        snprintf(ibuf + l, sizeof ibuf - l, " (row log: %s%s%s)", log[0] ? "left" : "", log[0] && log[1] ? ", " : "",
+                 log[1] ? "right" : "");
+    }
     weir_buf_printf(&pc->explain, "  %s[%d]: %s on %s%s%s%s%s\n", interval ? "IntervalJoin" : "Join", j.s.node,
                     weir_join_type_name(type), (char *)keytext.data, residual ? " where " : "", rbuf, ibuf,
                     j.updating ? " (changelog)" : "");
