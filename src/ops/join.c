@@ -237,6 +237,19 @@ static int collect_entry(void *ud, const void *k, size_t klen, const void *v, si
     return rc ? rc : weir_buf_put_bytes(ents, v, vlen);
 }
 
+/* A visit of one key of a restore's rewrite (join_recode, join_unmap):
+ * the job's stop checked every 1024 keys, then the key's map entries of st
+ * collected into ents (collect_entry) before the map is changed. */
+static int key_entries(weir_op_ctx *ctx, uint64_t *keys, weir_state *st, const void *ns, size_t ns_len,
+                       weir_buf *ents)
+{
+    int rc;
+    if (++*keys % 1024 == 0 && (rc = weir_op_interrupted(ctx)))
+        return rc;
+    weir_buf_clear(ents);
+    return weir_map_iterate(st, ns, ns_len, collect_entry, ents);
+}
+
 /*
  * Every entry of the current key: all old ones removed first, then the
  * re-encoded ones put (an old map key may equal another row's new one).
@@ -247,11 +260,8 @@ static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns,
     (void)key;
     (void)klen;
     recode_ctx *r = ud;
-    int rc = 0;
-    if (++r->keys % 1024 == 0 && (rc = weir_op_interrupted(r->ctx)))
-        return rc;
-    weir_buf_clear(&r->ents);
-    if ((rc = weir_map_iterate(r->st, ns, ns_len, collect_entry, &r->ents)))
+    int rc = key_entries(r->ctx, &r->keys, r->st, ns, ns_len, &r->ents);
+    if (rc)
         return rc;
     for (int pass = 0; pass < 2 && !rc; pass++) {
         weir_cursor cur;
@@ -321,11 +331,8 @@ static int unmap_key(void *ud, const uint8_t *key, size_t klen, const void *ns, 
     (void)key;
     (void)klen;
     unmap_ctx *u = ud;
-    int rc = 0;
-    if (++u->keys % 1024 == 0 && (rc = weir_op_interrupted(u->ctx)))
-        return rc;
-    weir_buf_clear(&u->ents);
-    if ((rc = weir_map_iterate(u->map, ns, ns_len, collect_entry, &u->ents)))
+    int rc = key_entries(u->ctx, &u->keys, u->map, ns, ns_len, &u->ents);
+    if (rc)
         return rc;
     weir_cursor cur;
     weir_cursor_init(&cur, u->ents.data, u->ents.len);
