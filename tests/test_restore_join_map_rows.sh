@@ -20,34 +20,18 @@ FIX=$SRC/tests/data/join_map_rows
 outs="out_inner out_left out_upd out_bounded"
 joins="Join\\[0\\] Join\\[1\\] Join\\[2\\] Join\\[3\\]"
 
-mkdir ref && cp "$FIX/job.sql" ref/ && (cd ref && "$WEIR" run job.sql > /dev/null 2> log) ||
-    fail "the reference run failed"
-fixture_fold ref > ref.txt || fail "the reference output does not fold"
-for o in $outs; do grep -q "^$o " ref.txt || fail "the reference wrote nothing to $o"; done
+fixture_reference
 
 for fixture in memory rocksdb; do
     opts=()
     [ "$fixture" = memory ] || opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
     for p in ${WEIR_MAPROWS_PARALLELISMS:-1 2}; do
         R=$T/$fixture-$p
-        mkdir "$R" && cp -r "$FIX/$fixture"/. "$R"/ && cp "$FIX/job.sql" "$R"/ || fail "cannot copy $fixture"
-        chmod -R u+w "$R"
-        fixture_stage "$R" 0
+        fixture_copy "$fixture" "$R"
         first=$(ls -d "$R"/ckpt/chk-* | sed 's/.*chk-//' | sort -n | tail -1)
         cd "$R" || exit 1
         # The first restore: killed once the job took a checkpoint of its own.
-        "$WEIR" run job.sql "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log &
-        pid=$!
-        for ((i = 0; i < 600; i++)); do
-            last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
-            [ "${last:-0}" -gt "$first" ] && break
-            kill -0 "$pid" 2> /dev/null || break
-            sleep 0.02
-        done
-        kill -9 "$pid" 2> /dev/null
-        wait "$pid" 2> /dev/null
-        pid=
-        fixture_stage "$R" 1
+        fixture_restore_killed "$first" "${opts[@]}" -D parallelism.default=$p
         grep -q "restoring from checkpoint chk-$first " log || fail "$fixture at p $p: not restored from the fixture"
         for op in $joins; do
             grep -q "$op of ckpt/chk-$first keeps every row in a map entry" log ||
@@ -65,18 +49,14 @@ for fixture in memory rocksdb; do
         grep -q "restoring from checkpoint chk-" log || fail "$fixture at p $p: the second run did not restore"
         grep -q "map entry" log && fail "$fixture at p $p: a checkpoint of row logs taken for map entries"
         cd "$T" || exit 1
-        fixture_fold "$R" > got.txt || fail "$fixture at p $p: the output does not fold"
-        cmp -s got.txt ref.txt ||
-            { diff got.txt ref.txt | head; fail "$fixture at p $p: results differ from an uninterrupted run"; }
+        fixture_compare "$R" "$fixture at p $p"
     done
 done
 # The upgrade path: a savepoint of the earlier weir, restored with --from,
 # on the memory backend at parallelism 1 and on RocksDB at 2.
 for p in 1 2; do
     R=$T/savepoint-$p
-    mkdir "$R" && cp -r "$FIX/savepoint"/. "$R"/ && cp "$FIX/job.sql" "$R"/ || fail "cannot copy the savepoint"
-    chmod -R u+w "$R"
-    fixture_stage "$R" 0
+    fixture_copy savepoint "$R"
     cd "$R" || exit 1
     spath=$(ls -d sp/savepoint-* | head -1)
     opts=()
@@ -89,8 +69,6 @@ for p in 1 2; do
             fail "savepoint at p $p: moving the rows of $op into its row logs is not said"
     done
     cd "$T" || exit 1
-    fixture_fold "$R" > got.txt || fail "savepoint at p $p: the output does not fold"
-    cmp -s got.txt ref.txt ||
-        { diff got.txt ref.txt | head; fail "savepoint at p $p: results differ from an uninterrupted run"; }
+    fixture_compare "$R" "savepoint at p $p"
 done
 echo "test_restore_join_map_rows: ok"

@@ -211,3 +211,46 @@ for out in outs:
             print(out, v)
 PY
 }
+
+# The uninterrupted run of $FIX/job.sql in $T/ref, folded into $T/ref.txt;
+# every output of $outs must have rows.
+fixture_reference() {
+    mkdir "$T/ref" && cp "$FIX/job.sql" "$T/ref/" && (cd "$T/ref" && "$WEIR" run job.sql > /dev/null 2> log) ||
+        fail "the reference run failed"
+    fixture_fold "$T/ref" > "$T/ref.txt" || fail "the reference output does not fold"
+    for o in $outs; do grep -q "^$o " "$T/ref.txt" || fail "the reference wrote nothing to $o"; done
+}
+
+# Copies fixture folder $FIX/$1 and the job into $2 as stage 0.
+fixture_copy() {
+    mkdir "$2" && cp -r "$FIX/$1"/. "$2"/ && cp "$FIX/job.sql" "$2"/ || fail "cannot copy $1"
+    chmod -R u+w "$2"
+    fixture_stage "$2" 0
+}
+
+# In the current folder: runs the job with the options given, restoring
+# from the fixture's checkpoint chk-$1, and kills it once it took a
+# checkpoint of its own (or ended); its log in ./log, its files stage 1.
+fixture_restore_killed() {
+    local first=$1 last i
+    shift
+    "$WEIR" run job.sql "$@" > /dev/null 2> log &
+    pid=$! # restore_init's exit trap kills it if the test fails meanwhile
+    for ((i = 0; i < 600; i++)); do
+        last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
+        [ "${last:-0}" -gt "$first" ] && break
+        kill -0 "$pid" 2> /dev/null || break
+        sleep 0.02
+    done
+    kill -9 "$pid" 2> /dev/null
+    wait "$pid" 2> /dev/null
+    pid=
+    fixture_stage "$PWD" 1
+}
+
+# Run folder $1's folded output against the reference; $2 names the run.
+fixture_compare() {
+    fixture_fold "$1" > "$T/got.txt" || fail "$2: the output does not fold"
+    cmp -s "$T/got.txt" "$T/ref.txt" ||
+        { diff "$T/got.txt" "$T/ref.txt" | head; fail "$2: results differ from an uninterrupted run"; }
+}
