@@ -166,8 +166,8 @@ typedef struct rank_op {
      * partition key or the sort key holds column c; NULL when none does. */
     bool *drop;
     /* Where the left-out columns lie in a partition key of fkey_len bytes and a sort key of
-     * fsk_len bytes, the lengths with no NULL (0: a length that varies): n_fill of them, each
-     * read without walking the keys (fill_dropped). */
+     * fsk_len bytes, the lengths with no NULL (fill_fixed: no key has a string, so those lengths
+     * are fixed): n_fill of them, each read without walking the keys (fill_dropped). */
     struct fill_at {
         uint32_t col;
         uint16_t at;   /* the value's offset in its key */
@@ -176,6 +176,7 @@ typedef struct rank_op {
     } *fill;
     uint32_t n_fill;
     size_t fkey_len, fsk_len;
+    bool fill_fixed;
     /* the partition key of the rows being emitted (their left-out columns come from it) */
     const uint8_t *pkey;
     size_t pklen;
@@ -399,8 +400,7 @@ static int drop_init(rank_op *o)
         at += t.id == WEIR_TYPE_BOOLEAN ? 1 : weir_type_is_wide(t) ? 16 : 8;
     }
     o->fsk_len = at;
-    if (o->fkey_len == SIZE_MAX || o->fsk_len == SIZE_MAX || o->fkey_len > KEY_MAX || o->fsk_len > UINT16_MAX)
-        o->n_fill = 0, o->fkey_len = o->fsk_len = 0;
+    o->fill_fixed = o->fkey_len <= KEY_MAX && o->fsk_len <= UINT16_MAX; /* SIZE_MAX: a string */
     return 0;
 }
 
@@ -455,7 +455,7 @@ static inline void fill_col(rank_op *o, uint32_t col, uint32_t row, const uint8_
  */
 static int fill_dropped(rank_op *o, const uint8_t *key, size_t klen, const uint8_t *sk, size_t sklen, uint32_t row)
 {
-    if (o->fkey_len && klen == o->fkey_len && sklen == o->fsk_len) { /* no NULL: their fixed places */
+    if (o->fill_fixed && klen == o->fkey_len && sklen == o->fsk_len) { /* no NULL: their fixed places */
         for (uint32_t i = 0; i < o->n_fill; i++) {
             const struct fill_at *f = &o->fill[i];
             char *d = (char *)o->out->cols[f->col].data + (size_t)row * f->w;
