@@ -214,7 +214,9 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
                                "%s of %s keeps every row in a map entry (an earlier weir, or a TTL): the rows of its "
                                "insert-only sides move into their row logs as it restores",
                                c->uid, shown);
-            if (fp_value(j->fp, WEIR__RANK_ROWS_FIELD, &l) && !fp_value(c->fp, WEIR__RANK_ROWS_FIELD, &l))
+            bool whole = fp_value(j->fp, WEIR__RANK_ROWS_FIELD, &l) && !fp_value(c->fp, WEIR__RANK_ROWS_FIELD, &l);
+            weir__job_restore_whole_rank_rows(job, (int)j->node, whole);
+            if (whole)
                 weir__ckpt_log(cfg,
                                "%s of %s keeps its Top-N rows whole (an earlier weir): they are re-encoded "
                                "without the columns their keys hold (rank rows %s) as it restores",

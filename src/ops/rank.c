@@ -1730,9 +1730,12 @@ static int recode_all(rank_op *o, weir_op_ctx *ctx, bool canonical)
 /* The restored lists, their rows in the canonical encoding (a checkpoint before the compact one). */
 static int rank_recode(void *op, weir_op_ctx *ctx) { return recode_all(op, ctx, true); }
 
-/* After every restore: lists of whole compact rows (a checkpoint before "rank rows: 2") without
- * the columns their keys hold. */
-static int rank_rows2(void *op, weir_op_ctx *ctx) { return recode_all(op, ctx, false); }
+/* After a restore of a checkpoint before "rank rows: 2" (checkpoint/compat.c says which): its lists
+ * of whole compact rows without the columns their keys hold. Any other restore reads nothing. */
+static int rank_rows2(void *op, weir_op_ctx *ctx)
+{
+    return weir__op_restores_whole_rank_rows(ctx) ? recode_all(op, ctx, false) : 0;
+}
 
 static int rank_open(void *op, weir_op_ctx *ctx)
 {
