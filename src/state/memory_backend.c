@@ -1059,6 +1059,8 @@ static int log_append(mem_backend *mb, mem_state *ms, const void *ns, size_t nsl
             size_t cap = 3 * (size_t)(r->first ? lh->cap : r->vcap) / 2;
             if (cap > LOG_CHUNK - sizeof(log_chunk))
                 cap = LOG_CHUNK - sizeof(log_chunk);
+            if (used + esz > UINT32_MAX - sizeof(log_chunk) - 16)
+                return WEIR_ENOMEM; /* a chunk's capacity is a u32 */
             if (cap < used + esz)
                 cap = used + esz;
             size_t sz = weir__slab_round(sizeof(log_chunk) + cap);
