@@ -13,8 +13,8 @@
  * The value area holds the bytes of a value / reducing / aggregating state;
  * the elements of a list of a state with TTL, appended in place
  * ([u32 len][i64 stamp][bytes] each, capacity doubling when full); a log,
- * the list of a state without TTL (a log_head, then elements [varint
- * len][bytes], then chunks chained from the head: log_append); or, for a
+ * the list of a state without TTL (elements [varint len][bytes], or a
+ * log_head and chunks chained from the record: log_append); or, for a
  * map, a nested table whose
  * slots point to entry records (stamp | klen | vlen | key | pad | value).
  * An entry's block is the slab's size for its header, key and value
@@ -92,31 +92,45 @@ typedef struct tab {
 
 /*
  * A log (a list of a state without TTL, kind KIND_LOG here): its record's
- * value area holds a log_head and then elements ([varint len][bytes],
- * log_hdr_read) up to vlen; when it is full the elements go on in chunks
- * chained from the head, each half as large again as the one before (the
+ * value area holds its elements ([varint len][bytes], log_hdr_read) up to
+ * vlen. When they fill it the elements move, once, into the first of a
+ * chain of chunks, and the record is replaced by one whose value area is
+ * a log_head; each chunk is half as large again as the one before (the
  * first as the record's area) up to LOG_CHUNK bytes, an element larger
  * than that in a chunk of its own. Nothing is moved or copied as a log
- * grows (a join keeps thousands of rows per key in one: growing a list by
- * doubling copied them, 10 % of q20's time), and an element is never
- * split. (Chunks twice as large as the one before took q20's peak RSS
- * from 407 to 423 MB, chunks of up to 1 KiB 403 MB.)
+ * grows further (a join keeps thousands of rows per key in one: growing a
+ * list by doubling copied them, 10 % of q20's time), and an element is
+ * never split. (Chunks twice as large as the one before took q20's peak
+ * RSS from 407 to 423 MB, chunks of up to 1 KiB 403 MB.)
+ * The record names the first chunk in the word that holds other records'
+ * stamp (a log's state has no TTL; NULL: no chunks), and the head the
+ * last one with that chunk's fill and capacity, so that an append reads
+ * nothing but the key's record: reading the last chunk's header was a
+ * cache miss per row (11 % of q7's time: the header is up to 4 KiB before
+ * the place the row goes), and so was its link to the first chunk when a
+ * new one opened. A log without chunks has no head: most of q7's keys
+ * (prices) hold one row, and a head in each of their records took 16 MB
+ * of q7's 336 MB at 2 M events.
  */
 #define KIND_LOG ((weir_state_kind)0x100)
 #define LOG_CHUNK 4096
 
 typedef struct log_chunk {
     struct log_chunk *next;
-    uint32_t len, cap; /* bytes used, bytes of data */
+    uint32_t len, cap; /* bytes used (the last chunk's: in the head), bytes of data */
     uint8_t data[];
 } log_chunk;
 
 typedef struct log_head {
-    log_chunk *first, *last; /* NULL, NULL: the record holds every element */
+    log_chunk *last;
+    uint32_t len, cap; /* bytes used and available in the last chunk */
 } log_head;
 
 typedef struct mrec {
-    int64_t stamp;
+    union {
+        int64_t stamp;
+        log_chunk *first; /* a log's (KIND_LOG) first chunk, NULL if none */
+    };
     uint32_t klen, nslen;
     uint32_t vlen; /* bytes used in the value area */
     uint32_t vcap; /* bytes available in the value area */
@@ -198,7 +212,7 @@ static inline size_t ent_size(const ment *e)
     return ent_block(e->klen, e->vlen);
 }
 
-/* The head of a log's record (KIND_LOG), at the start of its value area. */
+/* The head of a log's record (KIND_LOG) with chunks (r->first): its value area. */
 static inline log_head *rec_log(mrec *r)
 {
     return (log_head *)(void *)rec_val(r);
@@ -206,6 +220,11 @@ static inline log_head *rec_log(mrec *r)
 static inline size_t chunk_size(const log_chunk *c)
 {
     return weir__slab_round(sizeof(log_chunk) + c->cap);
+}
+/* Bytes used in chunk c of the log whose head is lh. */
+static inline uint32_t chunk_used(const log_head *lh, const log_chunk *c)
+{
+    return c == lh->last ? lh->len : c->len;
 }
 
 /* The map of a MAP record lives in its value area. */
@@ -361,7 +380,7 @@ static size_t rec_blocks(weir_state_kind kind, mrec *r)
 {
     if (kind == KIND_LOG) {
         size_t n = 1;
-        for (log_chunk *c = rec_log(r)->first; c; c = c->next)
+        for (log_chunk *c = r->first; c; c = c->next)
             n++;
         return n;
     }
@@ -375,7 +394,7 @@ static void rec_release(mem_backend *mb, weir_state_kind kind, mrec *r,
                         bool defer)
 {
     if (kind == KIND_LOG) {
-        for (log_chunk *c = rec_log(r)->first, *next; c; c = next) {
+        for (log_chunk *c = r->first, *next; c; c = next) {
             next = c->next;
             release(mb, c, chunk_size(c), defer);
         }
@@ -1015,49 +1034,68 @@ static int log_append(mem_backend *mb, mem_state *ms, const void *ns, size_t nsl
     uint32_t i = rec_find(t, h, be->key, be->key_len, ns, nslen, &empty);
     size_t esz = log_hdr_size(len) + len;
     uint8_t *e;
+    mrec *old = NULL; /* a record the log left, freed once val was read */
     if (i == NONE) {
-        mrec *r = rec_alloc(mb, be->key, be->key_len, ns, nslen, sizeof(log_head) + esz);
+        mrec *r = rec_alloc(mb, be->key, be->key_len, ns, nslen, esz);
         if (!r)
             return WEIR_ENOMEM;
-        *rec_log(r) = (log_head){NULL, NULL};
-        e = rec_val(r) + sizeof(log_head);
-        r->vlen = (uint32_t)(sizeof(log_head) + esz);
+        r->first = NULL;
+        e = rec_val(r);
+        r->vlen = (uint32_t)esz;
         t->slots[empty] = (slot){h, r};
         t->n++;
     } else {
         mrec *r = t->slots[i].p;
-        log_head *lh = rec_log(r);
-        if (!lh->last && (size_t)r->vlen + esz <= r->vcap) {
+        log_head *lh = rec_log(r); /* once it has chunks */
+        if (!r->first && (size_t)r->vlen + esz <= r->vcap) {
             e = rec_val(r) + r->vlen;
             r->vlen += (uint32_t)esz;
-        } else if (lh->last && (size_t)lh->last->len + esz <= lh->last->cap) {
-            e = lh->last->data + lh->last->len;
-            lh->last->len += (uint32_t)esz;
+        } else if (r->first && (size_t)lh->len + esz <= lh->cap) {
+            e = lh->last->data + lh->len;
+            lh->len += (uint32_t)esz;
         } else {
-            size_t cap = 3 * (size_t)(lh->last ? lh->last->cap : r->vcap) / 2;
+            /* A new chunk; the first one takes the record's elements over. */
+            size_t used = r->first ? 0 : r->vlen;
+            size_t cap = 3 * (size_t)(r->first ? lh->cap : r->vcap) / 2;
             if (cap > LOG_CHUNK - sizeof(log_chunk))
                 cap = LOG_CHUNK - sizeof(log_chunk);
-            if (cap < esz)
-                cap = esz;
+            if (used + esz > UINT32_MAX - sizeof(log_chunk) - 16)
+                return WEIR_ENOMEM; /* a chunk's capacity is a u32 */
+            if (cap < used + esz)
+                cap = used + esz;
             size_t sz = weir__slab_round(sizeof(log_chunk) + cap);
             log_chunk *c = weir__slab_alloc(&mb->slab, sz);
             if (!c)
                 return WEIR_ENOMEM;
             c->next = NULL;
             c->cap = (uint32_t)(sz - sizeof(log_chunk));
-            c->len = (uint32_t)esz;
-            if (lh->last)
+            c->len = 0; /* kept in the head while c is the last */
+            if (r->first) {
+                lh->last->len = lh->len;
                 lh->last->next = c;
-            else
-                lh->first = c;
-            lh->last = c;
-            e = c->data;
+                *lh = (log_head){c, (uint32_t)esz, c->cap};
+            } else {
+                mrec *n = rec_alloc(mb, be->key, be->key_len, ns, nslen, sizeof(log_head));
+                if (!n) {
+                    weir__slab_free(&mb->slab, c, sz);
+                    return WEIR_ENOMEM;
+                }
+                memcpy(c->data, rec_val(r), used);
+                n->first = c;
+                n->vlen = sizeof(log_head);
+                *rec_log(n) = (log_head){c, (uint32_t)(used + esz), c->cap};
+                t->slots[i].p = n;
+                old = r;
+            }
+            e = c->data + used;
         }
     }
-    /* Nothing was moved: val may point into this log all the same. */
+    /* val may point into this log: into a chunk (never moved) or the record left. */
     size_t hs = log_hdr_put(e, (uint32_t)len);
     if (len)
         memcpy(e + hs, val, len);
+    if (old)
+        weir__slab_free(&mb->slab, old, rec_size(old));
     return 0;
 }
 
@@ -1079,9 +1117,12 @@ static int log_bytes(const uint8_t *p, const uint8_t *end, log_elem_fn fn, void 
 /* Every element of log record r, in order; a non-zero return of fn stops the walk and is returned. */
 static int log_walk(mrec *r, log_elem_fn fn, void *ud)
 {
-    int x = log_bytes(rec_val(r) + sizeof(log_head), rec_val(r) + r->vlen, fn, ud);
-    for (log_chunk *c = rec_log(r)->first; !x && c; c = c->next)
-        x = log_bytes(c->data, c->data + c->len, fn, ud);
+    if (!r->first)
+        return log_bytes(rec_val(r), rec_val(r) + r->vlen, fn, ud);
+    const log_head *lh = rec_log(r);
+    int x = 0;
+    for (const log_chunk *c = r->first; !x && c; c = c->next)
+        x = log_bytes(c->data, c->data + chunk_used(lh, c), fn, ud);
     return x;
 }
 
@@ -1673,20 +1714,24 @@ static mrec *rec_clone(mem_backend *mb, weir_state_kind kind, mrec *r)
         return NULL;
     if (kind == KIND_LOG) {
         memcpy(n, r, head + r->vlen);
+        if (!r->first)
+            return n;
+        const log_head *oh = rec_log(r);
         log_head *nh = rec_log(n);
-        *nh = (log_head){NULL, NULL};
-        for (log_chunk *c = rec_log(r)->first; c; c = c->next) {
+        n->first = NULL;
+        nh->last = NULL; /* len, cap: copied */
+        for (const log_chunk *c = r->first; c; c = c->next) {
             log_chunk *nc = weir__slab_alloc(&mb->slab, chunk_size(c));
             if (!nc) {
-                rec_release(mb, kind, n, false);
+                rec_release(mb, kind, n, false); /* with the chunks copied so far */
                 return NULL;
             }
-            memcpy(nc, c, sizeof(log_chunk) + c->len);
+            memcpy(nc, c, sizeof(log_chunk) + chunk_used(oh, c));
             nc->next = NULL;
             if (nh->last)
                 nh->last->next = nc;
             else
-                nh->first = nc;
+                n->first = nc;
             nh->last = nc;
         }
         return n;
