@@ -23,7 +23,10 @@
  * restore (weir__op_on_canonical_rows). Another, "row log" of a join, in
  * a checkpoint written before joins kept an insert-only side's rows in a
  * log: its rows are in map entries, which the join moves into its logs
- * after the restore (weir__op_on_restored). Another, "partial rows" of the
+ * after the restore (weir__op_on_restored). Another, "rank rows" of a
+ * Top-N or deduplication, in a checkpoint written while they kept each
+ * row whole: they re-encode them after the restore (weir__op_on_restored).
+ * Another, "partial rows" of the
  * global phase of a two-phase aggregation, in a checkpoint written while
  * the local phase serialised every partial accumulator: its state is the
  * same, but partial rows it holds in flight (an unaligned checkpoint) are
@@ -72,6 +75,14 @@ static bool map_rows(const char *field)
     return strcmp(field, WEIR__ROW_LOG_FIELD) == 0;
 }
 
+/* Whether field, in the job's fingerprint and missing from the
+ * checkpoint's, is the layout of Top-N rows: a checkpoint of a weir that
+ * kept them whole. Not a mismatch: the operator re-encodes them. */
+static bool whole_rank_rows(const char *field)
+{
+    return strcmp(field, WEIR__RANK_ROWS_FIELD) == 0;
+}
+
 /*
  * Whether field (value v of vl bytes) in the job's fingerprint, missing
  * from the checkpoint's, is the form of a two-phase aggregation's partial
@@ -108,7 +119,7 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
                 weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",
                                 out->len ? ", " : "", field, (int)vl, v,
                                 o ? "" : "none", o ? (int)ol : 0, o ? o : "");
-            else if (!from_is_ckpt && !o && !canonical_rows(field, v, vl) && !map_rows(field) &&
+            else if (!from_is_ckpt && !o && !canonical_rows(field, v, vl) && !map_rows(field) && !whole_rank_rows(field) &&
                      !serialised_partials(field, v, vl))
                 weir_buf_printf(out, "%s%s none in the checkpoint, %.*s now",
                                 out->len ? ", " : "", field, (int)vl, v);
@@ -203,6 +214,13 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
                                "%s of %s keeps every row in a map entry (an earlier weir, or a TTL): the rows of its "
                                "insert-only sides move into their row logs as it restores",
                                c->uid, shown);
+            bool whole = fp_value(j->fp, WEIR__RANK_ROWS_FIELD, &l) && !fp_value(c->fp, WEIR__RANK_ROWS_FIELD, &l);
+            weir__job_restore_whole_rank_rows(job, (int)j->node, whole);
+            if (whole)
+                weir__ckpt_log(cfg,
+                               "%s of %s keeps its Top-N rows whole (an earlier weir): they are re-encoded "
+                               "without the columns their keys hold (rank rows %s) as it restores",
+                               c->uid, shown, WEIR__RANK_ROWS);
             map[c->node] = (int)j->node;
             names[c->node] = j->name;
             moved |= j->node != c->node;

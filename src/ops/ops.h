@@ -117,6 +117,9 @@ int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);
  * its rows after the restore (weir__op_on_canonical_rows).
  */
 int weir__describe_row_format(weir_job *job, weir_stream s);
+/* Names the layout of a Top-N's or deduplication's kept rows in the
+ * fingerprint of node s ("rank rows: 2", ops/rank.c). */
+int weir__describe_rank_rows(weir_job *job, weir_stream s);
 
 /*
  * The local half of a window Top-1 with ties (ops/wtop1_local.c): of each

@@ -162,6 +162,24 @@ typedef struct rank_op {
     uint64_t *n_changes;
     uint64_t *n_late;
     uint64_t *n_missing; /* retractions of rows not kept */
+    /* The columns a kept row leaves out (rank rows 2, see "state" below): drop[c] when the
+     * partition key or the sort key holds column c; NULL when none does. */
+    bool *drop;
+    /* Where the left-out columns lie in a partition key of fkey_len bytes and a sort key of
+     * fsk_len bytes, the lengths with no NULL (fill_fixed: no key has a string, so those lengths
+     * are fixed): n_fill of them, each read without walking the keys (fill_dropped). */
+    struct fill_at {
+        uint32_t col;
+        uint16_t at;   /* the value's offset in its key */
+        uint8_t w;     /* its bytes in the column */
+        uint8_t in_sk; /* 0: in the partition key; 1: in the sort key; 2: descending there */
+    } *fill;
+    uint32_t n_fill;
+    size_t fkey_len, fsk_len;
+    bool fill_fixed;
+    /* the partition key of the rows being emitted (their left-out columns come from it) */
+    const uint8_t *pkey;
+    size_t pklen;
     weir__tz *tz;        /* conf->time_zone loaded; NULL: UTC */
     int64_t tz_end, tz_fire; /* the last local window end and its timer instant */
 } rank_op;
@@ -285,11 +303,278 @@ static inline int sk_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t
     return (alen > blen) - (alen < blen);
 }
 
-/* ---- state: u32 count, then per row: bytes sort key, bytes row (the
- * compact encoding, weir__crow_encode in ops/rowcodec.h; the planner names
- * it in the fingerprint, and the rows of a checkpoint of the canonical
- * encoding that weir kept before are re-encoded after its restore,
- * rank_recode) ---- */
+/* ---- state: u32 count with bit 31 set (RANK_ROWS_2), then per row:
+ * bytes sort key, bytes row: the compact encoding (weir__crow_encode in
+ * ops/rowcodec.h) without the columns that the partition key or the sort
+ * key already hold (o->drop: a fixed-width partition column; an INT, DATE,
+ * TIME, BIGINT, timestamp or DECIMAL(<= 18) ORDER BY column), which are
+ * read back from those (fill_dropped). The planner names the layout in the
+ * fingerprint ("rank rows: 2", WEIR__RANK_ROWS). A checkpoint of an
+ * earlier weir holds rows whole, the count without bit 31: they are
+ * re-encoded after its restore (rank_rows2); rows of the canonical
+ * encoding, older still, first by rank_recode. ---- */
+
+int weir__describe_rank_rows(weir_job *job, weir_stream s)
+{
+    return weir_job_describe_state(job, s, WEIR__RANK_ROWS_FIELD, WEIR__RANK_ROWS);
+}
+
+/* The count's flag of the layout above; without it the rows are whole. */
+#define RANK_ROWS_2 (UINT32_C(1) << 31)
+
+/* A column an ORDER BY sort key holds exactly (weir__sort_key_col): an integer of 4 or 8 bytes
+ * (the bytes it takes in a column), else 0. DOUBLE is not (-0.0 and 0.0 share a key). */
+static size_t sk_int_width(weir_type t)
+{
+    switch (t.id) {
+    case WEIR_TYPE_INT:
+    case WEIR_TYPE_DATE:
+    case WEIR_TYPE_TIME:
+        return 4;
+    case WEIR_TYPE_BIGINT:
+    case WEIR_TYPE_TIMESTAMP:
+    case WEIR_TYPE_TIMESTAMP_LTZ:
+        return 8;
+    case WEIR_TYPE_DECIMAL:
+        return weir_type_is_wide(t) ? 0 : 8;
+    default:
+        return 0;
+    }
+}
+
+/* o->drop from the configuration: the columns a kept row leaves out. */
+static int drop_init(rank_op *o)
+{
+    const weir_rank_config *c = o->conf;
+    const weir_schema *s = c->out_schema;
+    bool any = false;
+    bool *d = weir_calloc(o->n_cols ? o->n_cols : 1, sizeof *d);
+    if (!d)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < c->partition.n; i++) {
+        uint32_t col = c->partition.cols[i];
+        if (col < o->n_cols && !weir_type_is_varlen(s->fields[col].type.id))
+            any = d[col] = true;
+    }
+    for (uint32_t i = 0; i < c->n_order; i++) {
+        uint32_t col = c->order_cols[i];
+        if (col < o->n_cols && sk_int_width(s->fields[col].type))
+            any = d[col] = true;
+    }
+    if (!any) {
+        weir_free(d);
+        d = NULL;
+    }
+    o->drop = d;
+    if (!any)
+        return 0;
+    /* the fixed places: every partition column of one width, every ORDER BY column not a string */
+    o->fill = weir_calloc(c->partition.n + c->n_order, sizeof *o->fill);
+    if (!o->fill)
+        return WEIR_ENOMEM;
+    size_t at = 0;
+    for (uint32_t i = 0; i < c->partition.n && at != SIZE_MAX; i++) {
+        weir_type t = s->fields[c->partition.cols[i]].type;
+        if (weir_type_is_varlen(t.id)) {
+            at = SIZE_MAX;
+            break;
+        }
+        at++; /* the flag */
+        if (d[c->partition.cols[i]])
+            o->fill[o->n_fill++] = (struct fill_at){c->partition.cols[i], (uint16_t)at, (uint8_t)weir_type_size(t), 0};
+        at += weir_type_size(t);
+    }
+    o->fkey_len = at;
+    at = 0;
+    for (uint32_t i = 0; i < c->n_order && at != SIZE_MAX; i++) {
+        uint32_t col = c->order_cols[i];
+        weir_type t = s->fields[col].type;
+        if (weir_type_is_varlen(t.id)) {
+            at = SIZE_MAX;
+            break;
+        }
+        at++;
+        size_t iw = sk_int_width(t);
+        if (iw && d[col])
+            o->fill[o->n_fill++] = (struct fill_at){col, (uint16_t)at, (uint8_t)iw, c->order_desc[i] ? 2 : 1};
+        at += t.id == WEIR_TYPE_BOOLEAN ? 1 : weir_type_is_wide(t) ? 16 : 8;
+    }
+    o->fsk_len = at;
+    o->fill_fixed = o->fkey_len <= KEY_MAX && o->fsk_len <= UINT16_MAX; /* SIZE_MAX: a string */
+    return 0;
+}
+
+/* A row of in in the stored encoding: its length, and its bytes at dst. */
+static inline size_t row_len(const rank_op *o, const weir_batch *in, uint32_t r)
+{
+    return o->drop ? weir__crow_len_skip(in, r, o->n_cols, o->drop) : weir__crow_len(in, r, o->n_cols);
+}
+
+static inline void row_write(const rank_op *o, const weir_batch *in, uint32_t r, size_t len, uint8_t *dst)
+{
+    if (o->drop)
+        weir__crow_write_skip(in, r, o->n_cols, len, dst, o->drop);
+    else
+        weir__crow_write(in, r, o->n_cols, len, dst);
+}
+
+/* Clears out and writes row r of in into it, encoded as stored. */
+static int row_encode(const rank_op *o, const weir_batch *in, uint32_t r, weir_buf *out)
+{
+    size_t len = row_len(o, in, r);
+    weir_buf_clear(out);
+    if (weir_buf_reserve(out, len))
+        return WEIR_ENOMEM;
+    row_write(o, in, r, len, out->data);
+    out->len = len;
+    return 0;
+}
+
+/* A column value of w bytes at p into (out, row), or NULL. */
+static inline void fill_col(rank_op *o, uint32_t col, uint32_t row, const uint8_t *p, size_t w, bool null)
+{
+    if (null) {
+        weir_batch_set_null(o->out, col, row);
+        o->out_bitmaps = true;
+        return;
+    }
+    char *d = (char *)o->out->cols[col].data + (size_t)row * w;
+    if (w == 8) /* the common widths as constants: a move, not a call */
+        memcpy(d, p, 8);
+    else if (w == 4)
+        memcpy(d, p, 4);
+    else
+        memcpy(d, p, w);
+}
+
+/*
+ * The columns a stored row leaves out into row `row` of o->out: from the
+ * partition key (key, klen: weir_key_encode's bytes, a flag byte 1 and the
+ * value's bytes, 0 for NULL) and the row's sort key (weir__sort_key_col's).
+ * WEIR_ECORRUPT when they are shorter than their columns.
+ */
+static int fill_dropped(rank_op *o, const uint8_t *key, size_t klen, const uint8_t *sk, size_t sklen, uint32_t row)
+{
+    if (o->fill_fixed && klen == o->fkey_len && sklen == o->fsk_len) { /* no NULL: their fixed places */
+        for (uint32_t i = 0; i < o->n_fill; i++) {
+            const struct fill_at *f = &o->fill[i];
+            char *d = (char *)o->out->cols[f->col].data + (size_t)row * f->w;
+            if (!f->in_sk) {
+                if (f->w == 8)
+                    memcpy(d, key + f->at, 8);
+                else
+                    memcpy(d, key + f->at, f->w);
+                continue;
+            }
+            uint64_t v;
+            memcpy(&v, sk + f->at, 8);
+            v = be64(v) ^ (f->in_sk == 2 ? ~UINT64_C(0) : 0) ^ (UINT64_C(1) << 63);
+            if (f->w == 4) {
+                int32_t v32 = (int32_t)(int64_t)v;
+                memcpy(d, &v32, 4);
+            } else {
+                memcpy(d, &v, 8);
+            }
+        }
+        return 0;
+    }
+    const weir_rank_config *c = o->conf;
+    const weir_schema *s = c->out_schema;
+    size_t at = 0;
+    for (uint32_t i = 0; i < c->partition.n; i++) {
+        uint32_t col = c->partition.cols[i];
+        if (at >= klen)
+            return WEIR_ECORRUPT;
+        bool null = key[at++] == 0;
+        if (null) {
+            if (col < o->n_cols && o->drop[col])
+                fill_col(o, col, row, NULL, 0, true);
+            continue;
+        }
+        if (weir_type_is_varlen(s->fields[col].type.id)) {
+            uint32_t len;
+            if (klen - at < 4)
+                return WEIR_ECORRUPT;
+            memcpy(&len, key + at, 4);
+            if (klen - at - 4 < len)
+                return WEIR_ECORRUPT;
+            at += 4 + (size_t)len;
+            continue;
+        }
+        size_t w = weir_type_size(s->fields[col].type);
+        if (klen - at < w)
+            return WEIR_ECORRUPT;
+        if (col < o->n_cols && o->drop[col])
+            fill_col(o, col, row, key + at, w, false);
+        at += w;
+    }
+    at = 0;
+    for (uint32_t i = 0; i < c->n_order; i++) {
+        uint32_t col = c->order_cols[i];
+        weir_type t = s->fields[col].type;
+        if (at >= sklen)
+            return WEIR_ECORRUPT;
+        bool null = sk[at++] != 1;
+        size_t iw = sk_int_width(t);
+        if (null) {
+            if (iw && o->drop[col])
+                fill_col(o, col, row, NULL, 0, true);
+            continue;
+        }
+        uint8_t inv = c->order_desc[i] ? 0xff : 0;
+        size_t vw = 8; /* the value's bytes in the key */
+        switch (t.id) {
+        case WEIR_TYPE_BOOLEAN:
+            vw = 1;
+            break;
+        case WEIR_TYPE_STRING:
+        case WEIR_TYPE_BYTES:
+        case WEIR_TYPE_ARRAY:
+        case WEIR_TYPE_MAP:
+        case WEIR_TYPE_MULTISET:
+        case WEIR_TYPE_ROW: /* escaped bytes up to 00 00 (inverted when descending) */
+            for (vw = 0;; vw++) {
+                if (at + vw + 1 >= sklen)
+                    return WEIR_ECORRUPT;
+                if ((sk[at + vw] ^ inv) == 0) {
+                    vw++;
+                    if ((sk[at + vw] ^ inv) == 0) {
+                        vw++;
+                        break;
+                    }
+                }
+            }
+            break;
+        default:
+            vw = weir_type_is_wide(t) ? 16 : 8;
+            break;
+        }
+        if (sklen - at < vw)
+            return WEIR_ECORRUPT;
+        if (iw && o->drop[col]) {
+            uint64_t v;
+            memcpy(&v, sk + at, 8);
+            v = be64(v) ^ (inv ? ~UINT64_C(0) : 0) ^ (UINT64_C(1) << 63);
+            if (iw == 4) {
+                int32_t v32 = (int32_t)(int64_t)v;
+                fill_col(o, col, row, (const uint8_t *)&v32, 4, false);
+            } else {
+                fill_col(o, col, row, (const uint8_t *)&v, 8, false);
+            }
+        }
+        at += vw;
+    }
+    return 0;
+}
+
+/* A stored row (its sort key sk) into row `row` of o->out, of the partition with key (key, klen). */
+static int row_decode(rank_op *o, const uint8_t *key, size_t klen, const kept *k, uint32_t row)
+{
+    if (!o->drop)
+        return weir__crow_decode(k->row, k->rowlen, o->out, row, 0, o->n_cols);
+    int rc = weir__crow_decode_skip(k->row, k->rowlen, o->out, row, 0, o->n_cols, o->drop);
+    return rc ? rc : fill_dropped(o, key, klen, k->sk, k->sklen, row);
+}
 
 /* Room for n rows in the array *arr of capacity *cap. */
 static int list_reserve(kept **arr, uint32_t *cap, uint32_t n)
@@ -305,18 +590,29 @@ static int list_reserve(kept **arr, uint32_t *cap, uint32_t n)
 }
 
 /* The list of a value into *arr (pointers into the value; room for one more
- * row); an empty value is an empty list. */
-static int parse_into(rank_op *o, const weir_buf *val, kept **arr, uint32_t *cap, uint32_t *n)
+ * row); an empty value is an empty list. Its rows are whole (an earlier
+ * weir's layout, without RANK_ROWS_2) only where whole is set: then *whole
+ * says whether they are; elsewhere such a value is WEIR_ECORRUPT. */
+static int parse_into_as(rank_op *o, const weir_buf *val, kept **arr, uint32_t *cap, uint32_t *n, bool *whole)
 {
     *n = 0;
+    if (whole)
+        *whole = false;
     if (!val->len)
         return 0;
     weir_cursor c;
     weir_cursor_init(&c, val->data, val->len);
     uint32_t count;
+    if (weir_cursor_get_u32(&c, &count))
+        return WEIR_ECORRUPT;
+    if (count & RANK_ROWS_2)
+        count &= ~RANK_ROWS_2;
+    else if (whole)
+        *whole = true;
+    else if (count) /* a list of whole rows: the restore re-encodes them (rank_rows2) */
+        return WEIR_ECORRUPT;
     /* RANK and DENSE_RANK keep ties past rank_end */
-    if (weir_cursor_get_u32(&c, &count) ||
-        (o->conf->rank_fn == WEIR_RANK_ROW_NUMBER && !o->conf->retract && count > o->conf->rank_end))
+    if (o->conf->rank_fn == WEIR_RANK_ROW_NUMBER && !o->conf->retract && count > o->conf->rank_end)
         return WEIR_ECORRUPT;
     int rc = list_reserve(arr, cap, count + 1);
     if (rc)
@@ -334,6 +630,11 @@ static int parse_into(rank_op *o, const weir_buf *val, kept **arr, uint32_t *cap
     }
     *n = count;
     return 0;
+}
+
+static int parse_into(rank_op *o, const weir_buf *val, kept **arr, uint32_t *cap, uint32_t *n)
+{
+    return parse_into_as(o, val, arr, cap, n, NULL);
 }
 
 /* o->kept from a value (pointers into it). */
@@ -479,7 +780,7 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, const uint8_t *key, size_t kl
 static int cache_store(rank_op *o, rcache_ent *e, const kept *rows, uint32_t n)
 {
     weir_buf_clear(&o->val);
-    int rc = weir_buf_put_u32(&o->val, n);
+    int rc = weir_buf_put_u32(&o->val, n | RANK_ROWS_2);
     for (uint32_t i = 0; !rc && i < n; i++) {
         rc = weir_buf_put_bytes(&o->val, rows[i].sk, rows[i].sklen);
         if (!rc)
@@ -505,19 +806,19 @@ static int list_encode(rank_op *o, const rcache_ent *e, const weir_batch *in)
     size_t size = 4;
     for (uint32_t i = 0; i < e->n_list; i++) {
         const kept *k = &e->list[i];
-        size += k->sklen + 20 + (k->brow1 ? weir__crow_len(in, k->brow1 - 1, o->n_cols) : k->rowlen);
+        size += k->sklen + 20 + (k->brow1 ? row_len(o, in, k->brow1 - 1) : k->rowlen);
     }
     weir_buf_clear(&o->val);
     int rc = weir_buf_reserve(&o->val, size);
     if (!rc)
-        rc = weir_buf_put_u32(&o->val, e->n_list);
+        rc = weir_buf_put_u32(&o->val, e->n_list | RANK_ROWS_2);
     for (uint32_t i = 0; !rc && i < e->n_list;) {
         const kept *k = &e->list[i++];
         if (k->brow1) { /* encoded straight into the value, not through a row buffer */
-            size_t rl = weir__crow_len(in, k->brow1 - 1, o->n_cols);
+            size_t rl = row_len(o, in, k->brow1 - 1);
             if (!(rc = weir_buf_put_bytes(&o->val, k->sk, k->sklen)) && !(rc = weir_buf_put_varint(&o->val, rl)))
                 if (!(rc = weir_buf_reserve(&o->val, rl))) {
-                    weir__crow_write(in, k->brow1 - 1, o->n_cols, rl, o->val.data + o->val.len);
+                    row_write(o, in, k->brow1 - 1, rl, o->val.data + o->val.len);
                     o->val.len += rl;
                 }
         } else if (k->enc) {
@@ -591,7 +892,7 @@ static int splice_fill(void *ud, uint8_t *val, size_t len, size_t keep)
                 memcpy(p, k->sk, k->sklen);
             p += k->sklen;
             p += varint_at(p, rl);
-            weir__crow_write(sp->in, k->brow1 - 1, sp->o->n_cols, rl, p);
+            row_write(sp->o, sp->in, k->brow1 - 1, rl, p);
             continue;
         }
         uint32_t j = i; /* the run of old rows j..i */
@@ -605,7 +906,7 @@ static int splice_fill(void *ud, uint8_t *val, size_t len, size_t keep)
         i = j;
     }
     assert(at == 4);
-    uint32_t n = e->n_list;
+    uint32_t n = e->n_list | RANK_ROWS_2;
     val[0] = (uint8_t)n;
     val[1] = (uint8_t)(n >> 8);
     val[2] = (uint8_t)(n >> 16);
@@ -628,7 +929,7 @@ static int list_write(rank_op *o, rcache_ent *e, const weir_batch *in)
         if (k->brow1) {
             if (!in_place)
                 in_place = old_end;
-            k->rowlen = weir__crow_len(in, k->brow1 - 1, o->n_cols);
+            k->rowlen = row_len(o, in, k->brow1 - 1);
             len += varint_len(k->sklen) + k->sklen + varint_len(k->rowlen) + k->rowlen;
         } else {
             if (!k->enc || k->enc != e->val.data + old_end)
@@ -848,7 +1149,7 @@ __attribute__((always_inline)) static inline int emit(rank_op *o, weir_op_ctx *c
         /* the encoding starts with the row's NULL bits (rowcodec.h) */
         for (size_t i = 0; i < (o->n_cols + 7) / 8 && i < k->rowlen; i++)
             o->out_bitmaps |= k->row[i] != 0;
-        rc = weir__crow_decode(k->row, k->rowlen, o->out, (uint32_t)row, 0, o->n_cols);
+        rc = row_decode(o, o->pkey, o->pklen, k, (uint32_t)row);
     } else {
         assert(!o->n_takes || o->take_in == in);
         o->take_in = in;
@@ -903,8 +1204,10 @@ static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint3
     uint32_t n;
     rcache_ent *ce;
     int rc;
+    o->pkey = key;
+    o->pklen = klen;
     if ((rc = sort_key(c, in, r, &o->sk)) || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) || (rc = parse(o, &ce->val, &n)) ||
-        (rc = weir__crow_encode(in, r, o->n_cols, &o->row)) || (rc = kept_reserve(o, n + 1)))
+        (rc = row_encode(o, in, r, &o->row)) || (rc = kept_reserve(o, n + 1)))
         return rc;
     uint64_t end = c->rank_end, start = c->rank_start;
     bool numbered = c->with_rank || start > 1; /* the unnumbered way cannot skip ranks */
@@ -977,6 +1280,8 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     if (in->kind[r] != WEIR_ROW_INSERT)
         return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "%s takes an append-only input, got a %s row",
                             c->dedup ? "deduplication" : "Top-N", weir_row_kind_name((weir_row_kind)in->kind[r]));
+    o->pkey = key;
+    o->pklen = klen;
     /* a window Top-N row registers its window's timer under the key */
     int rc = c->window_end_col >= 0 ? weir_op_set_key_hashed(ctx, key, klen, o->hashes[r]) : 0;
     uint32_t n;
@@ -1276,7 +1581,9 @@ static int rank_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
 {
     rank_op *o = op;
     const weir_rank_config *c = o->conf;
-    uint32_t n;
+    uint32_t n, kg;
+    size_t klen = 0;
+    const uint8_t *key = weir_op_key(ctx, &klen, &kg);
     int rc = load(o, &n);
     if (rc)
         return weir_op_fail(ctx, rc, "window Top-N: cannot read its state: %s", weir_strerror(rc));
@@ -1289,7 +1596,7 @@ static int rank_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
         int row = weir__out_row(ctx, o->out);
         if (row < 0)
             return row;
-        rc = weir__crow_decode(o->kept[q].row, o->kept[q].rowlen, o->out, (uint32_t)row, 0, o->n_cols);
+        rc = row_decode(o, key, klen, &o->kept[q], (uint32_t)row);
         if (c->with_rank) {
             ((int64_t *)o->out->cols[o->n_cols].data)[row] = (int64_t)rk;
             weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
@@ -1337,6 +1644,9 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
         o->varlen[i] = weir_type_is_varlen(c->out_schema->fields[i].type.id);
     }
     o->out_gen = 1; /* 0 is no output batch: kept rows start with ogen 0 */
+    int drc = drop_init(o);
+    if (drc)
+        return drc;
     o->tz_end = WEIR_TS_MIN;
     if (c->time_zone && c->window_end_col >= 0) {
         weir_error err = {0};
@@ -1347,17 +1657,19 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     return o->out ? 0 : WEIR_ENOMEM;
 }
 
-/* ---- a checkpoint of the canonical row encoding ---- */
+/* ---- a checkpoint of an earlier weir: whole rows ---- */
 
 typedef struct recode_ctx {
     rank_op *o;
     weir_op_ctx *ctx;
     weir_batch *scratch; /* the output schema: the input's columns first */
+    bool canonical;      /* rows in the canonical encoding, else in the compact one (whole) */
     uint64_t keys;
     weir_buf val, row;
 } recode_ctx;
 
-/* The current key's list, each row re-encoded; the sort keys stay. */
+/* The current key's list, each row whole re-encoded as stored now (without the columns its keys
+ * hold); the sort keys stay. A list already in that layout is left. */
 static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
 {
     (void)key;
@@ -1370,27 +1682,41 @@ static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns,
     const void *v;
     size_t len;
     uint32_t n;
+    bool whole;
     if ((rc = weir_value_get(o->st, ns, ns_len, &v, &len)))
         return rc == WEIR_ENOTFOUND ? 0 : rc; /* expired (TTL) since it was listed */
     weir_buf_clear(&o->copy);
-    if ((rc = weir_buf_put(&o->copy, v, len)) || (rc = parse(o, &o->copy, &n)))
+    if ((rc = weir_buf_put(&o->copy, v, len)) || (rc = parse_into_as(o, &o->copy, &o->kept, &o->cap_kept, &n, &whole)))
         return rc;
+    if (!whole) /* already re-encoded; a checkpoint of the canonical encoding has none such */
+        return r->canonical ? WEIR_ECORRUPT : 0;
     weir_buf_clear(&r->val);
-    rc = weir_buf_put_u32(&r->val, n);
+    rc = weir_buf_put_u32(&r->val, n | RANK_ROWS_2);
     for (uint32_t i = 0; !rc && i < n; i++) {
         const kept *k = &o->kept[i];
-        if (!(rc = weir__crow_recode(k->row, k->rowlen, r->scratch, o->n_cols, &r->row)) &&
+        weir_batch_reset(r->scratch);
+        int row = weir_batch_append_row(r->scratch);
+        if (row < 0)
+            return row;
+        if (r->canonical) {
+            /* the canonical encoding's length, to see that the row uses every byte */
+            if (!(rc = weir__row_decode(k->row, k->rowlen, r->scratch, (uint32_t)row, 0, o->n_cols)) &&
+                weir__row_encoded_len(r->scratch, (uint32_t)row, o->n_cols) != k->rowlen)
+                rc = WEIR_ECORRUPT;
+        } else {
+            rc = weir__crow_decode(k->row, k->rowlen, r->scratch, (uint32_t)row, 0, o->n_cols);
+        }
+        if (!rc && !(rc = row_encode(o, r->scratch, (uint32_t)row, &r->row)) &&
             !(rc = weir_buf_put_bytes(&r->val, k->sk, k->sklen)))
             rc = weir_buf_put_bytes(&r->val, r->row.data, r->row.len);
     }
     return rc ? rc : weir_value_put(o->st, ns, ns_len, r->val.data, r->val.len);
 }
 
-/* The restored lists, their rows in the canonical encoding, into the compact one. */
-static int rank_recode(void *op, weir_op_ctx *ctx)
+/* Every list of the restored state re-encoded (recode_key). */
+static int recode_all(rank_op *o, weir_op_ctx *ctx, bool canonical)
 {
-    rank_op *o = op;
-    recode_ctx r = {.o = o, .ctx = ctx};
+    recode_ctx r = {.o = o, .ctx = ctx, .canonical = canonical};
     weir_buf_init(&r.val);
     weir_buf_init(&r.row);
     int rc = (r.scratch = weir_batch_create(o->conf->out_schema, 1)) ? weir_state_keys(o->st, recode_key, &r)
@@ -1399,6 +1725,16 @@ static int rank_recode(void *op, weir_op_ctx *ctx)
     weir_buf_fini(&r.val);
     weir_buf_fini(&r.row);
     return rc;
+}
+
+/* The restored lists, their rows in the canonical encoding (a checkpoint before the compact one). */
+static int rank_recode(void *op, weir_op_ctx *ctx) { return recode_all(op, ctx, true); }
+
+/* After a restore of a checkpoint before "rank rows: 2" (checkpoint/compat.c says which): its lists
+ * of whole compact rows without the columns their keys hold. Any other restore reads nothing. */
+static int rank_rows2(void *op, weir_op_ctx *ctx)
+{
+    return weir__op_restores_whole_rank_rows(ctx) ? recode_all(op, ctx, false) : 0;
 }
 
 static int rank_open(void *op, weir_op_ctx *ctx)
@@ -1410,6 +1746,7 @@ static int rank_open(void *op, weir_op_ctx *ctx)
     if (o->conf->retract)
         o->n_missing = weir_op_counter(ctx, "retractions_not_found");
     weir__op_on_canonical_rows(ctx, rank_recode);
+    weir__op_on_restored(ctx, rank_rows2);
     return weir_op_get_state(ctx, &d, &o->st);
 }
 
@@ -1421,6 +1758,8 @@ static void rank_close(void *op)
     weir_batch_destroy(o->out);
     weir_free(o->out_w);
     weir_free(o->varlen);
+    weir_free(o->drop);
+    weir_free(o->fill);
     weir_free(o->takes);
     weir_free(o->copies);
     weir__tz_free(o->tz);

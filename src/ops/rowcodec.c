@@ -234,11 +234,15 @@ static inline bool vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
     return false;
 }
 
-size_t weir__crow_len(const weir_batch *b, uint32_t row, uint32_t n)
+/* The length, write and decode of the compact encoding, the columns where skip is true (skip
+ * NULL: none) left out: their NULL bit clear and no bytes (weir__crow_len_skip). Inline into
+ * each caller, so that those without skip test nothing per column. */
+static inline __attribute__((always_inline)) size_t crow_len(const weir_batch *b, uint32_t row, uint32_t n,
+                                                             const bool *skip)
 {
     size_t len = (n + 7) / 8;
     for (uint32_t c = 0; c < n; c++) {
-        if (weir_batch_is_null(b, c, row))
+        if ((skip && skip[c]) || weir_batch_is_null(b, c, row))
             continue;
         const weir_column *col = &b->cols[c];
         switch (crow_kind(col->type)) {
@@ -261,7 +265,15 @@ size_t weir__crow_len(const weir_batch *b, uint32_t row, uint32_t n)
     return len;
 }
 
-void weir__crow_write(const weir_batch *b, uint32_t row, uint32_t n, size_t len, uint8_t *p)
+size_t weir__crow_len(const weir_batch *b, uint32_t row, uint32_t n) { return crow_len(b, row, n, NULL); }
+
+size_t weir__crow_len_skip(const weir_batch *b, uint32_t row, uint32_t n, const bool *skip)
+{
+    return crow_len(b, row, n, skip);
+}
+
+static inline __attribute__((always_inline)) void crow_write(const weir_batch *b, uint32_t row, uint32_t n,
+                                                             size_t len, uint8_t *p, const bool *skip)
 {
     uint8_t *const start = p;
     size_t nb = (n + 7) / 8;
@@ -272,6 +284,8 @@ void weir__crow_write(const weir_batch *b, uint32_t row, uint32_t n, size_t len,
     uint8_t *bits = p;
     p += nb;
     for (uint32_t c = 0; c < n; c++) {
+        if (skip && skip[c])
+            continue;
         if (weir_batch_is_null(b, c, row)) {
             bits[c >> 3] |= (uint8_t)(1u << (c & 7));
             continue;
@@ -305,6 +319,16 @@ void weir__crow_write(const weir_batch *b, uint32_t row, uint32_t n, size_t len,
     (void)len;
 }
 
+void weir__crow_write(const weir_batch *b, uint32_t row, uint32_t n, size_t len, uint8_t *p)
+{
+    crow_write(b, row, n, len, p, NULL);
+}
+
+void weir__crow_write_skip(const weir_batch *b, uint32_t row, uint32_t n, size_t len, uint8_t *p, const bool *skip)
+{
+    crow_write(b, row, n, len, p, skip);
+}
+
 int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out)
 {
     size_t len = weir__crow_len(b, row, n);
@@ -321,7 +345,8 @@ int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *o
  * at once (the strings are shorter) and what they did not use is given
  * back, so a row costs one heap reservation, not one per string.
  */
-int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n)
+static inline __attribute__((always_inline)) int crow_decode(const uint8_t *p, size_t len, weir_batch *dst,
+                                                            uint32_t row, uint32_t off, uint32_t n, const bool *skip)
 {
     const uint8_t *end = p + len, *bits = p;
     size_t nb = (n + 7) / 8;
@@ -334,6 +359,11 @@ int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t ro
     int rc = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
         uint32_t c = off + i;
+        if (skip && skip[i]) {
+            if (bits[i >> 3] & (1u << (i & 7))) /* a column left out has no NULL bit */
+                rc = WEIR_ECORRUPT;
+            continue;
+        }
         if (bits[i >> 3] & (1u << (i & 7))) {
             weir_batch_set_null(dst, c, row);
             continue;
@@ -386,6 +416,17 @@ int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t ro
     if (h)
         dst->heap_len = rc ? heap_before : at.off + used;
     return rc;
+}
+
+int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n)
+{
+    return crow_decode(p, len, dst, row, off, n, NULL);
+}
+
+int weir__crow_decode_skip(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n,
+                           const bool *skip)
+{
+    return crow_decode(p, len, dst, row, off, n, skip);
 }
 
 int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out)

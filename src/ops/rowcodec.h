@@ -54,6 +54,16 @@ int weir__row_copy_cols(weir_batch *dst, uint32_t drow, uint32_t off,
 size_t weir__crow_len(const weir_batch *b, uint32_t row, uint32_t n);
 /* Writes that encoding, of len bytes (weir__crow_len), at dst. */
 void weir__crow_write(const weir_batch *b, uint32_t row, uint32_t n, size_t len, uint8_t *dst);
+/*
+ * The same encoding with the columns c where skip[c] left out: their NULL
+ * bit clear and no bytes (Top-N keeps a row without the columns its
+ * partition key and sort key hold; the reader fills them from those).
+ */
+size_t weir__crow_len_skip(const weir_batch *b, uint32_t row, uint32_t n, const bool *skip);
+void weir__crow_write_skip(const weir_batch *b, uint32_t row, uint32_t n, size_t len, uint8_t *dst, const bool *skip);
+/* Decodes such a row as weir__crow_decode, the columns left out not written. */
+int weir__crow_decode_skip(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n,
+                           const bool *skip);
 /* Clears out and writes that encoding of columns [0, n) of (b, row) into it. */
 int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out);
 /* Writes a compact row into columns [off, off + n) of (dst, row), a row

@@ -411,6 +411,8 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         rc = weir_job_describe_state(pc->job, out->s, "time-zone", rc_.time_zone);
     if (!rc)
         rc = weir__describe_row_format(pc->job, out->s);
+    if (!rc)
+        rc = weir__describe_rank_rows(pc->job, out->s);
     if (rc)
         return rc;
     weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)%s%s\n",

@@ -426,7 +426,8 @@ int plan_window_top1_join(plan_ctx *pc, const weir_sql_table_ref *ref, bool wher
     /* Restore compatibility: the kept rows are sorted by this order (as a window Top-N's). */
     char ob[64];
     snprintf(ob, sizeof ob, "$%u DESC NULLS LAST", m.num_col);
-    if ((rc = weir_job_describe_state(pc->job, top.s, "order", ob)) || (rc = weir__describe_row_format(pc->job, top.s)))
+    if ((rc = weir_job_describe_state(pc->job, top.s, "order", ob)) || (rc = weir__describe_row_format(pc->job, top.s)) ||
+        (rc = weir__describe_rank_rows(pc->job, top.s)))
         return rc;
     weir_buf_printf(&pc->explain,
                     "  WindowRank[%d]: partition=2 order=1 rank 1..1 with ties (append-only; the join with each "

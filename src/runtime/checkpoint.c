@@ -89,6 +89,15 @@ void weir__job_restore_canonical_rows(weir_job *job, int node, bool canonical)
         n->restore_canonical_rows = canonical;
 }
 
+void weir__job_restore_whole_rank_rows(weir_job *job, int node, bool whole)
+{
+    weir__node *n = job ? weir__job_node(job, node) : NULL;
+    if (n)
+        n->restore_whole_rank_rows = whole;
+}
+
+bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx) { return ctx->node->restore_whole_rank_rows; }
+
 const char *weir__job_node_name(const weir_job *job, int node)
 {
     const weir__node *n = job ? weir__job_node(job, node) : NULL;

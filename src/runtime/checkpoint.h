@@ -278,6 +278,18 @@ void weir__op_on_canonical_rows(weir_op_ctx *ctx, weir__op_canonical_rows_fn fn)
  */
 typedef int (*weir__op_restored_fn)(void *op, weir_op_ctx *ctx);
 void weir__op_on_restored(weir_op_ctx *ctx, weir__op_restored_fn fn);
+/* The fingerprint field of the layout of Top-N and deduplication rows
+ * (ops/rank.c): "2", without the columns their partition key and sort key
+ * hold. A checkpoint without it keeps them whole; its lists are re-encoded
+ * after the restore (weir__op_on_restored). */
+#define WEIR__RANK_ROWS_FIELD "rank rows"
+#define WEIR__RANK_ROWS "2"
+/* Marks whether the checkpoint restored into node keeps its Top-N rows
+ * whole (checkpoint/compat.c); before the job starts. */
+void weir__job_restore_whole_rank_rows(weir_job *job, int node, bool whole);
+/* Whether the checkpoint this operator restored keeps its Top-N rows whole
+ * (for its weir__op_on_restored function). */
+bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx);
 /* The fingerprint field of a join's row logs (weir__describe_row_log in ops/ops.h). */
 #define WEIR__ROW_LOG_FIELD "row log"
 /* Marks whether the checkpoint restored into node keeps its rows in the

@@ -75,6 +75,8 @@ typedef struct weir__node {
     /* the checkpoint being restored keeps its rows in the canonical
      * encoding (written before the compact one; checkpoint/compat.c) */
     bool restore_canonical_rows;
+    /* it keeps Top-N rows whole (written before "rank rows: 2"; checkpoint/compat.c) */
+    bool restore_whole_rank_rows;
     /* plan */
     int task;
     uint32_t chain_pos;
