@@ -267,6 +267,23 @@ int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uin
     return 0;
 }
 
+void weir__gd_group_prefetch(const gd_table *t, uint64_t h)
+{
+    if (t->slot)
+        __builtin_prefetch(&t->slot[weir__hash_slot(h) & t->mask]);
+}
+
+uint32_t weir__gd_group_hint(const gd_table *t, uint64_t h)
+{
+    if (!t->slot)
+        return UINT32_MAX;
+    uint32_t s = t->slot[weir__hash_slot(h) & t->mask];
+    if (!s)
+        return UINT32_MAX;
+    __builtin_prefetch(&t->g[s - 1]);
+    return s - 1;
+}
+
 /* Rebuilds w's table without tombstones, doubled when the live records ask for it
  * (first 1024 records), and lists its changed records anew. */
 static uint64_t rec_hash(uint64_t ghash, const void *val, size_t vlen);
@@ -510,7 +527,8 @@ void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, const void
         return;
     const uint8_t *r = (const uint8_t *)rec_at(w, home(w, rec_hash(ghash, val, vlen)));
     __builtin_prefetch(r, 1);
-    __builtin_prefetch(r + w->stride - 1, 1); /* a record may straddle two lines */
+    if (64 % w->stride) /* a record may straddle two lines (the block is 64-aligned) */
+        __builtin_prefetch(r + w->stride - 1, 1);
 }
 
 int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, const void *counters)
