@@ -80,7 +80,8 @@ int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size
 /* Stores the counters weir__gd_counts handed out into their value. */
 int weir__gd_put(gd_table *t);
 
-/* Counters are held as int32s while within +-this (INT32_MAX; tests lower it to reach the int64 path). */
+/* Counters are held as int32s while within +-this (INT32_MAX; tests lower it to reach the int64 path);
+ * in a view's 16-byte records, 7 bits each while within 0..min(127, this). */
 extern int64_t weir__gd_narrow_max;
 
 /*
