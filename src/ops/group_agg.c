@@ -98,9 +98,10 @@ typedef struct ga_dist {
 enum { GA_RES_ANY, GA_RES_DIST, GA_RES_STAR };
 
 #define GA_KEY_MAX 1024 /* the longest group key, encoded */
-/* How many rows ahead of the row applied views_prefetch looks, and rows_ahead (which encodes the keys). */
+/* How many rows ahead of the row applied key_ahead, the prefetch of its group's entry and views_prefetch look. */
+#define GA_KEY_AHEAD 12
+#define GA_ENTRY_AHEAD 8
 #define GA_PREFETCH_AHEAD 4
-#define GA_KEY_AHEAD 8
 #define GA_RING 16 /* rows of encoded keys kept (more than GA_KEY_AHEAD) */
 
 /* A row's group key, encoded and hashed once for its prefetch and its apply. */
@@ -945,13 +946,22 @@ static void key_ahead(ga *g, const weir_batch *in, uint32_t r)
     weir__gd_group_prefetch(g->dt, rk->h);
 }
 
+/* A hint for row r (its key in the ring): starts loading the entry of the group held at its index place. */
+static void entry_ahead(ga *g, uint32_t r)
+{
+    const ga_rowkey *rk = &g->ring[r % GA_RING];
+    if (rk->klen <= sizeof rk->key)
+        weir__gd_group_entry_prefetch(g->dt, rk->h);
+}
+
 /*
- * Hints for row r, a few rows before it is applied (its key is in the
- * ring: key_ahead): starts loading its group's entry and held count and
- * accumulators (the group the index most likely holds for its key) and
- * the records of the row's values in the views (a cache miss each in a
- * large view), so that they are near when the row is applied. FILTERs
- * are not looked at: a record fetched for nothing costs only the fetch.
+ * Hints for row r, a few rows before it is applied (its key in the ring,
+ * its group's index place and entry near: key_ahead, entry_ahead): starts
+ * loading its group's key bytes, held count and accumulators (the group
+ * whose key has the row's key's hash) and the records of the row's values
+ * in the views (a cache miss each in a large view), so that they are near
+ * when the row is applied. FILTERs are not looked at: a record fetched
+ * for nothing costs only the fetch.
  */
 static void views_prefetch(ga *g, const weir_batch *in, uint32_t r)
 {
@@ -960,7 +970,7 @@ static void views_prefetch(ga *g, const weir_batch *in, uint32_t r)
     if (rk->klen > sizeof rk->key)
         return;
     uint64_t h = rk->h;
-    uint32_t grp = weir__gd_group_hint(g->dt, h);
+    uint32_t grp = weir__gd_group_peek(g->dt, h);
     if (grp < g->cap_held) {
         const uint8_t *a = held_accs(g, grp);
         size_t size = g->acc_off[c->n_aggs];
@@ -984,11 +994,15 @@ static int ga_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
     g->in = in;
     for (uint32_t r = 0; g->dt && r < GA_KEY_AHEAD && r < in->n_rows; r++)
         key_ahead(g, in, r);
+    for (uint32_t r = 0; g->dt && r < GA_ENTRY_AHEAD && r < in->n_rows; r++)
+        entry_ahead(g, r);
     for (uint32_t r = 0; g->dt && r < GA_PREFETCH_AHEAD && r < in->n_rows; r++)
         views_prefetch(g, in, r);
     for (uint32_t r = 0; r < in->n_rows; r++) {
         if (g->dt && r + GA_KEY_AHEAD < in->n_rows)
             key_ahead(g, in, r + GA_KEY_AHEAD);
+        if (g->dt && r + GA_ENTRY_AHEAD < in->n_rows)
+            entry_ahead(g, r + GA_ENTRY_AHEAD);
         if (g->dt && r + GA_PREFETCH_AHEAD < in->n_rows)
             views_prefetch(g, in, r + GA_PREFETCH_AHEAD);
         int rc = apply_row(g, ctx, in, r);

@@ -360,15 +360,28 @@ void weir__gd_group_prefetch(const gd_table *t, uint64_t h)
         __builtin_prefetch(&t->slot[weir__hash_slot(h) & t->mask]);
 }
 
-uint32_t weir__gd_group_hint(const gd_table *t, uint64_t h)
+void weir__gd_group_entry_prefetch(const gd_table *t, uint64_t h)
+{
+    uint32_t s = t->slot ? t->slot[weir__hash_slot(h) & t->mask] : 0;
+    if (s)
+        __builtin_prefetch(&t->g[s - 1]);
+}
+
+uint32_t weir__gd_group_peek(const gd_table *t, uint64_t h)
 {
     if (!t->slot)
         return UINT32_MAX;
-    uint32_t s = t->slot[weir__hash_slot(h) & t->mask];
-    if (!s)
-        return UINT32_MAX;
-    __builtin_prefetch(&t->g[s - 1]);
-    return s - 1;
+    for (uint32_t i = weir__hash_slot(h) & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
+        const gd_group *g = &t->g[t->slot[i] - 1];
+        if (g->hash == h) {
+            if (g->klen) {
+                __builtin_prefetch(t->keys + g->koff);
+                __builtin_prefetch(t->keys + g->koff + g->klen - 1);
+            }
+            return t->slot[i] - 1;
+        }
+    }
+    return UINT32_MAX;
 }
 
 /* Rebuilds w's table without tombstones, doubled when the live records ask for it
