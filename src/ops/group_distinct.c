@@ -150,26 +150,23 @@ static void rec_get(const gd_view *w, const gd_rec *r, int64_t *c)
     }
 }
 
-/* Whether c fits a GD_SMALL record's own bits. */
-static bool small_fits(const gd_view *w, const int64_t *c)
-{
-    int64_t max = weir__gd_narrow_max < GD_SMALL_MAX ? weir__gd_narrow_max : GD_SMALL_MAX;
-    for (uint32_t x = 0; x < w->width; x++)
-        if (c[x] < 0 || c[x] > max)
-            return false;
-    return true;
-}
-
 /* Stores c into record r's counters (they fit w's level); a GD_SMALL record may take a place in w->out. */
 static int rec_set(gd_view *w, gd_rec *r, const int64_t *c)
 {
     if (w->level == GD_SMALL) {
-        if (!(r->vlen & GD_SMALL_OUT) && small_fits(w, c)) {
+        if (!(r->vlen & GD_SMALL_OUT)) {
+            /* in its own bits when every counter is within 0..max (a negative one is a large unsigned) */
+            uint64_t max = weir__gd_narrow_max < GD_SMALL_MAX ? (uint64_t)weir__gd_narrow_max : GD_SMALL_MAX;
             uint32_t p = 0;
-            for (uint32_t x = 0; x < w->width; x++)
-                p |= (uint32_t)c[x] << (GD_SMALL_BITS * x);
-            r->vlen = p;
-            return 0;
+            bool fit = true;
+            for (uint32_t x = 0; x < w->width; x++) {
+                fit &= (uint64_t)c[x] <= max;
+                p |= (uint32_t)(c[x] & GD_SMALL_MAX) << (GD_SMALL_BITS * x);
+            }
+            if (fit) {
+                r->vlen = p;
+                return 0;
+            }
         }
         if (!(r->vlen & GD_SMALL_OUT)) {
             if (w->n_out == GD_SMALL_OUT)
