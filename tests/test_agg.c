@@ -653,6 +653,71 @@ Test(agg_minmax, strings_are_owned_by_the_accumulator)
     weir_schema_destroy(s);
 }
 
+Test(agg_minmax, short_strings_kept_in_place_survive_moves)
+{
+    /* A string of up to 8 bytes lies in the accumulator itself, a longer
+     * one in its own allocation: values crossing between the two (either
+     * way, the empty string included) stay right while the accumulator is
+     * moved by memcpy after every row (as a group's held accumulators are
+     * by realloc), its old place scribbled over, and through serialize and
+     * deserialize. */
+    weir_schema *s = all_types();
+    const char *fns[] = {"MIN", "MAX", "LAST_VALUE", "MIN_RETRACT", "LAST_VALUE_RETRACT", "SINGLE_VALUE", "LAG"};
+    const char *words[] = {"23:59", "", "12345678", "123456789", "ab", "a-long-string-of-thirty-bytes!", "zz",
+                           "0"};
+    const size_t n_words = sizeof words / sizeof words[0];
+    for (size_t f = 0; f < sizeof fns / sizeof fns[0]; f++) {
+        bool single = f == 5, lag = f == 6;
+        weir_agg a;
+        bind_ok(fns[f], s, C_STR, lag ? 1 : 0, &a);
+        size_t size = weir_agg_acc_size(&a);
+        void *acc = acc_new(&a);
+        const char *min = NULL, *max = NULL;
+        for (size_t w = 0; w < (single ? 1 : n_words); w++) {
+            weir_batch *b = weir_batch_create(s, 1);
+            weir_batch_append_row(b);
+            weir_batch_set_str(b, C_STR, 0, words[w], strlen(words[w]));
+            cr_assert_eq(a.cls->add(&a, acc, b, 0), 0, "%s", fns[f]);
+            if (b->heap) /* none for the empty string */
+                memset(b->heap, 'X', b->heap_cap);
+            weir_batch_destroy(b);
+            if (!min || strcmp(words[w], min) < 0)
+                min = words[w];
+            if (!max || strcmp(words[w], max) > 0)
+                max = words[w];
+            void *moved = weir_malloc(size);
+            cr_assert_not_null(moved);
+            memcpy(moved, acc, size);
+            memset(acc, 'X', size);
+            weir_free(acc);
+            acc = moved;
+            const char *want = f == 0 || f == 3 ? min : f == 1 ? max : lag ? (w ? words[w - 1] : NULL) : words[w];
+            res r = result_of(&a, acc);
+            cr_assert_eq(r.rc, 0, "%s", fns[f]);
+            cr_assert_eq(r.null, want == NULL, "%s after %zu", fns[f], w);
+            if (want) {
+                cr_assert_eq(r.len, strlen(want), "%s after %zu", fns[f], w);
+                cr_assert_eq(memcmp(r.s, want, r.len), 0, "%s after %zu", fns[f], w);
+            }
+            weir_buf x;
+            weir_buf_init(&x);
+            cr_assert_eq(serialize(&a, acc, &x), 0);
+            void *back = acc_new(&a);
+            weir_cursor cur;
+            weir_cursor_init(&cur, x.data, x.len);
+            cr_assert_eq(a.cls->deserialize(&a, back, &cur), 0, "%s", fns[f]);
+            res rb = result_of(&a, back);
+            cr_assert_eq(rb.null, r.null);
+            cr_assert_eq(rb.len, r.len);
+            cr_assert_eq(memcmp(rb.s, r.s, r.len), 0, "%s after %zu", fns[f], w);
+            acc_free(&a, back);
+            weir_buf_fini(&x);
+        }
+        acc_free(&a, acc);
+    }
+    weir_schema_destroy(s);
+}
+
 /* ---- COUNT_DISTINCT ---- */
 
 Test(agg_distinct, canonical_values_every_type)

@@ -221,11 +221,18 @@ int weir__agg_check_out(const weir_agg *a, const weir_batch *out, uint32_t col,
 
 int weir__ostr_set(ostr *o, const char *s, uint32_t len)
 {
-    if (len > o->cap || !o->p) {
+    if (!o->cap && len <= sizeof o->p) {
+        if (len)
+            memmove((char *)(void *)&o->p, s, len); /* s may be these bytes */
+        o->len = len;
+        return 0;
+    }
+    if (len > o->cap) {
+        /* s is neither the inline bytes nor in the buffer: both are shorter than len */
         uint32_t cap = o->cap ? o->cap : 16;
         while (cap < len)
             cap = cap > UINT32_MAX / 2 ? len : cap * 2;
-        char *p = weir_realloc(o->p, cap);
+        char *p = o->cap ? weir_realloc(o->p, cap) : weir_malloc(cap);
         if (!p)
             return WEIR_ENOMEM;
         o->p = p;
@@ -239,7 +246,8 @@ int weir__ostr_set(ostr *o, const char *s, uint32_t len)
 
 void weir__ostr_free(ostr *o)
 {
-    weir_free(o->p);
+    if (o->cap)
+        weir_free(o->p);
     o->p = NULL;
     o->len = o->cap = 0;
 }

@@ -47,7 +47,7 @@ static xmode mode_of(const weir_agg *a)
 static void cur_value(const x_acc *x, aggv *v)
 {
     v->bits = x->bits;
-    v->s = x->str.p;
+    v->s = weir__ostr_data(&x->str);
     v->len = x->str.len;
 }
 

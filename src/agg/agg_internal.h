@@ -135,14 +135,25 @@ int weir__agg_put_null(weir_batch *out, uint32_t col, uint32_t row);
 int weir__agg_check_out(const weir_agg *a, const weir_batch *out, uint32_t col,
                         uint32_t row);
 
-/* A string owned by an accumulator; grows geometrically, never shrinks. */
+/*
+ * A string owned by an accumulator; grows geometrically, never shrinks.
+ * Up to 8 bytes (MAX of a 'HH:mm', a short code) lie in the place of the
+ * pointer while nothing is allocated (cap 0), so reading them touches no
+ * other memory than the accumulator's; the struct may be moved (memcpy,
+ * realloc) either way. All zeros is the empty string. Read it through
+ * weir__ostr_data.
+ */
 typedef struct ostr {
-    char *p;
+    char *p; /* cap 0: the bytes themselves */
     uint32_t len;
     uint32_t cap;
 } ostr;
 int weir__ostr_set(ostr *o, const char *s, uint32_t len);
 void weir__ostr_free(ostr *o);
+static inline const char *weir__ostr_data(const ostr *o)
+{
+    return o->cap ? o->p : (const char *)(const void *)&o->p;
+}
 
 /* Powers of ten up to 10^18, for DECIMAL scaling. */
 

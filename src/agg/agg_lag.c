@@ -108,7 +108,7 @@ static int lag_merge(const weir_agg *a, void *acc, const void *other)
     ((lag_acc *)acc)->rows += from;
     for (int64_t i = from; i < o->rows; i++) {
         const lag_val *e = entry(a, o, i);
-        aggv v = {.bits = e->bits, .s = e->s.p, .len = e->s.len};
+        aggv v = {.bits = e->bits, .s = weir__ostr_data(&e->s), .len = e->s.len};
         int rc = push(a, acc, e->valid, &v);
         if (rc)
             return rc;
@@ -127,7 +127,7 @@ static int lag_result(const weir_agg *a, const void *acc, weir_batch *out, uint3
     const lag_val *e = entry(a, c, c->rows - 1 - (int64_t)a->param);
     if (!e->valid)
         return weir__agg_put_null(out, col, row);
-    aggv v = {.bits = e->bits, .s = e->s.p, .len = e->s.len};
+    aggv v = {.bits = e->bits, .s = weir__ostr_data(&e->s), .len = e->s.len};
     return weir__agg_put_value_out(out, col, row, weir__agg_vkind(a->input_type), &v);
 }
 
@@ -139,7 +139,7 @@ static int lag_serialize(const weir_agg *a, const void *acc, weir_buf *out)
     int64_t from = c->rows - (int64_t)ring_len(a);
     for (int64_t i = from < 0 ? 0 : from; !rc && i < c->rows; i++) {
         const lag_val *e = entry(a, c, i);
-        aggv v = {.bits = e->bits, .s = e->s.p, .len = e->s.len};
+        aggv v = {.bits = e->bits, .s = weir__ostr_data(&e->s), .len = e->s.len};
         rc = weir_buf_put_u8(out, e->valid);
         if (!rc && e->valid)
             rc = weir__agg_put_value(out, k, &v);

@@ -81,7 +81,7 @@ static int sv_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_
 static void sv_value(const sv_acc *x, aggv *v)
 {
     v->bits = x->bits;
-    v->s = x->str.p;
+    v->s = weir__ostr_data(&x->str);
     v->len = x->str.len;
 }
 

@@ -98,9 +98,11 @@ typedef struct ga_dist {
 enum { GA_RES_ANY, GA_RES_DIST, GA_RES_STAR };
 
 #define GA_KEY_MAX 1024 /* the longest group key, encoded */
-/* How many rows ahead of the row applied views_prefetch looks. */
+/* How many rows ahead of the row applied key_ahead, the prefetch of its group's entry and views_prefetch look. */
+#define GA_KEY_AHEAD 12
+#define GA_ENTRY_AHEAD 8
 #define GA_PREFETCH_AHEAD 4
-#define GA_RING 8 /* rows of encoded keys kept (more than GA_PREFETCH_AHEAD) */
+#define GA_RING 16 /* rows of encoded keys kept (more than GA_KEY_AHEAD) */
 
 /* A row's group key, encoded and hashed once for its prefetch and its apply. */
 typedef struct ga_rowkey {
@@ -138,7 +140,7 @@ typedef struct ga {
     size_t *acc_off;      /* accumulator i of a slot at acc_off[i]; acc_off[n_aggs]: the slot size */
     weir_buf val;         /* state value being built */
     uint8_t key[GA_KEY_MAX];
-    ga_rowkey *ring;      /* with views: row r's group key at ring[r % GA_RING] (views_prefetch) */
+    ga_rowkey *ring;      /* with views: row r's group key at ring[r % GA_RING] (key_ahead) */
     uint64_t *n_updates;
     uint64_t *n_evictions;  /* times the COUNT(DISTINCT) cache outgrew its bound and was emptied */
     uint64_t *cache_peak;   /* the most bytes it held at the end of a batch */
@@ -839,7 +841,7 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     const uint8_t *key = g->key;
     size_t klen;
     uint64_t h = 0;
-    if (g->ring) { /* encoded and hashed by views_prefetch */
+    if (g->ring) { /* encoded and hashed by key_ahead */
         const ga_rowkey *rk = &g->ring[r % GA_RING];
         key = rk->key;
         klen = rk->klen;
@@ -930,20 +932,54 @@ static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s)
 }
 
 /*
- * Encodes and hashes row r's group key into the ring (apply_row takes it
- * from there) and, a hint, starts loading the records of the row's values
+ * Encodes and hashes row r's group key into the ring (views_prefetch and
+ * apply_row take it from there) and, a hint, starts loading the place of
+ * the group's index where the key is looked up.
+ */
+static void key_ahead(ga *g, const weir_batch *in, uint32_t r)
+{
+    ga_rowkey *rk = &g->ring[r % GA_RING];
+    size_t klen = rk->klen = weir_key_encode(in, &g->conf->keys, r, rk->key, sizeof rk->key);
+    if (klen > sizeof rk->key)
+        return; /* apply_row refuses it */
+    rk->h = weir_key_hash(rk->key, klen);
+    weir__gd_group_prefetch(g->dt, rk->h);
+}
+
+/* A hint for row r (its key in the ring): starts loading the entry of the group held at its index place. */
+static void entry_ahead(ga *g, uint32_t r)
+{
+    const ga_rowkey *rk = &g->ring[r % GA_RING];
+    if (rk->klen <= sizeof rk->key)
+        weir__gd_group_entry_prefetch(g->dt, rk->h);
+}
+
+/*
+ * Hints for row r, a few rows before it is applied (its key in the ring,
+ * its group's index place and entry near: key_ahead, entry_ahead): starts
+ * loading its group's key bytes, held count and accumulators (the group
+ * whose key has the row's key's hash) and the records of the row's values
  * in the views (a cache miss each in a large view), so that they are near
- * when the row is applied a few rows later. FILTERs are not looked at: a
- * record fetched for nothing costs only the fetch.
+ * when the row is applied. FILTERs are not looked at: a record fetched
+ * for nothing costs only the fetch.
  */
 static void views_prefetch(ga *g, const weir_batch *in, uint32_t r)
 {
     const ga_conf *c = g->conf;
-    ga_rowkey *rk = &g->ring[r % GA_RING];
-    size_t klen = rk->klen = weir_key_encode(in, &c->keys, r, rk->key, sizeof rk->key);
-    if (klen > sizeof rk->key)
-        return; /* apply_row refuses it */
-    uint64_t h = rk->h = weir_key_hash(rk->key, klen);
+    const ga_rowkey *rk = &g->ring[r % GA_RING];
+    if (rk->klen > sizeof rk->key)
+        return;
+    uint64_t h = rk->h;
+    uint32_t grp = weir__gd_group_peek(g->dt, h);
+    if (grp < g->cap_held) {
+        const uint8_t *a = held_accs(g, grp);
+        size_t size = g->acc_off[c->n_aggs];
+        for (size_t off = 0; off < size; off += 64)
+            __builtin_prefetch(a + off, 1);
+        if (size)
+            __builtin_prefetch(a + size - 1, 1);
+        __builtin_prefetch(&g->hcount[grp], 1);
+    }
     for (uint32_t v = 0; v < c->n_aggs; v++) {
         bool present;
         if (c->ext[v] && c->view[v] == v && !weir__agg_distinct_key(&c->aggs[v], in, r, &g->pdkey, &present) &&
@@ -956,9 +992,17 @@ static int ga_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
 {
     ga *g = op;
     g->in = in;
+    for (uint32_t r = 0; g->dt && r < GA_KEY_AHEAD && r < in->n_rows; r++)
+        key_ahead(g, in, r);
+    for (uint32_t r = 0; g->dt && r < GA_ENTRY_AHEAD && r < in->n_rows; r++)
+        entry_ahead(g, r);
     for (uint32_t r = 0; g->dt && r < GA_PREFETCH_AHEAD && r < in->n_rows; r++)
         views_prefetch(g, in, r);
     for (uint32_t r = 0; r < in->n_rows; r++) {
+        if (g->dt && r + GA_KEY_AHEAD < in->n_rows)
+            key_ahead(g, in, r + GA_KEY_AHEAD);
+        if (g->dt && r + GA_ENTRY_AHEAD < in->n_rows)
+            entry_ahead(g, r + GA_ENTRY_AHEAD);
         if (g->dt && r + GA_PREFETCH_AHEAD < in->n_rows)
             views_prefetch(g, in, r + GA_PREFETCH_AHEAD);
         int rc = apply_row(g, ctx, in, r);

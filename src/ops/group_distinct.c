@@ -12,18 +12,23 @@
  * doubling computes it again. A value of up to 8 bytes (every integer,
  * double and short string) is inline; a longer one lies in the view's
  * arena, its offset beside the top bits of its hash (most probes of
- * another value then skip the arena). The counters are int32s until one
- * leaves that range (weir__gd_narrow_max): then the view's table is
- * rebuilt with int64s, each record where it was. So q16's record is 32
- * bytes, not 56: half the memory to clear, copy and miss in. Callers see
- * int64s (a copy: weir__gd_counts, weir__gd_put). A value whose counters
- * all fell to zero stays as zeros (absent for COUNT(DISTINCT)) until the
- * next drain removes it from state; then its record becomes a tombstone
- * (probes pass it, an insert may take it, doubling drops it; a long
- * value's bytes stay in the arena until a reset, and count in
- * weir__gd_bytes). A table doubles where it lies (view_double): the block
- * grows without a copy where it can, and the records move within it. Each
- * view lists the positions of its changed records (rebuilt when the table
+ * another value then skip the arena). A view of at most 4 counters whose
+ * values have all been 8 bytes long (a BIGINT's canonical bytes, for
+ * one) keeps them in the record's length field, 7 bits each: a 16-byte
+ * record (q15/q16's distinct bidders and auctions: half the memory to
+ * clear, move and miss in of the 32-byte record before). The few records
+ * whose counters leave 0..127 keep theirs aside for good, as int64s, in
+ * the view's `out`. The first value of another length rebuilds the table
+ * with int32 counters, each record where it was; those are int32s until
+ * one leaves that range (weir__gd_narrow_max): then it is rebuilt with
+ * int64s. Callers see int64s (a copy: weir__gd_counts, weir__gd_put). A
+ * value whose counters all fell to zero stays as zeros (absent for
+ * COUNT(DISTINCT)) until the next drain removes it from state; then its
+ * record becomes a tombstone (probes pass it, an insert may take it,
+ * doubling drops it; a long value's bytes and counters held aside stay
+ * until a reset, and count in weir__gd_bytes). A table doubles where it
+ * lies (view_double): the block grows without a copy where it can, and
+ * the records move within it. Each view lists the positions of its changed records (rebuilt when the table
  * doubles), so a drain visits only those; once they are an eighth of the
  * table the list stops growing and a drain finds them by their flag. A reset
  * empties the tables and the arenas where they lie: their size, reached
@@ -38,23 +43,40 @@
 #include "weir/common.h"
 #include "weir/key.h"
 
-#define GD_CHANGED 0x80000000u
-#define GD_TOMB UINT32_MAX /* gd_rec.grp of a removed record */
+#define GD_CHANGED 0x80000000u /* in gd_rec.grp: listed in the view's chg */
+#define GD_TOMB 0x7FFFFFFFu /* gd_rec.grp of a removed record (never changed) */
+#define GD_SMALL_BITS 7
+#define GD_SMALL_MAX 127u /* the most a GD_SMALL record's counter holds in its own bits (the least: 0) */
+#define GD_SMALL_OUT 0x80000000u /* a GD_SMALL record's counters held aside: at this index of the view's out */
 
 #define GD_TAG_SHIFT 40 /* a long value: offset in the low bits of gd_rec.val, its hash's top bits above */
 
 int64_t weir__gd_narrow_max = INT32_MAX;
 
+/*
+ * A record: GD_INT32 and GD_INT64 views hold this, then the counters. A
+ * GD_SMALL view (at most 4 counters, every value 8 bytes long so far)
+ * holds them in place of vlen, so its record is 16 bytes: 7 bits each
+ * while all are within 0..GD_SMALL_MAX, else (for good) an index of the
+ * view's out, where they lie as int64s, | GD_SMALL_OUT.
+ */
 typedef struct gd_rec {
-    uint32_t grp;  /* group + 1; 0: an empty record; GD_TOMB: a removed one */
-    uint32_t vlen; /* the value's length, | GD_CHANGED while listed in the view's chg */
+    uint32_t grp;  /* group + 1, | GD_CHANGED while listed in the view's chg; 0: an empty record; GD_TOMB: a removed one */
+    uint32_t vlen; /* the value's length (GD_SMALL: the counters, or where they lie) */
     uint64_t val;  /* the value's bytes when vlen <= 8 (zero-padded), else arena offset | hash tag */
-    /* then the counters: width int32s (wide: int64s) */
 } gd_rec;
+
+/* How a view's records hold their counters (each level holds every value of the ones before). */
+enum { GD_SMALL, GD_INT32, GD_INT64 };
+
+#define GD_SMALL_WIDTH 4 /* the most counters of a GD_SMALL record */
+#define GD_SMALL_VLEN 8  /* the length of every value of a GD_SMALL view */
 
 typedef struct gd_view {
     uint32_t width;
-    bool wide;     /* int64 counters (one left the int32 range) */
+    uint8_t level; /* GD_SMALL, GD_INT32, GD_INT64: the narrowest that held every value and counter so far */
+    int64_t *out;  /* GD_SMALL: counters held aside, width int64s each */
+    size_t n_out, cap_out;
     size_t stride; /* sizeof(gd_rec) + width counters, a multiple of 8 */
     uint8_t *rec;  /* mask + 1 records */
     size_t mask, n, n_tomb; /* live records, tombstones */
@@ -88,25 +110,37 @@ struct gd_table {
 };
 
 static gd_rec *rec_at(const gd_view *w, size_t i) { return (gd_rec *)(void *)(w->rec + i * w->stride); }
-static uint32_t rec_vlen(const gd_rec *r) { return r->vlen & ~GD_CHANGED; }
+static uint32_t rec_grp(const gd_rec *r) { return r->grp & ~GD_CHANGED; }
+static uint32_t rec_vlen(const gd_view *w, const gd_rec *r) { return w->level == GD_SMALL ? GD_SMALL_VLEN : r->vlen; }
 
 static const void *rec_value(const gd_view *w, const gd_rec *r)
 {
-    return rec_vlen(r) <= sizeof r->val ? (const void *)&r->val
+    return rec_vlen(w, r) <= sizeof r->val ? (const void *)&r->val
                                         : (const void *)(w->arena + (r->val & ((1ull << GD_TAG_SHIFT) - 1)));
 }
 
-static size_t view_stride(uint32_t width, bool wide)
+static size_t view_stride(uint32_t width, uint8_t level)
 {
-    return sizeof(gd_rec) + (((size_t)width * (wide ? 8 : 4) + 7) & ~(size_t)7);
+    return level == GD_SMALL ? sizeof(gd_rec)
+                             : sizeof(gd_rec) + (((size_t)width * (level == GD_INT64 ? 8 : 4) + 7) & ~(size_t)7);
 }
 
 /* Record r's counters into c, as int64s. */
 static void rec_get(const gd_view *w, const gd_rec *r, int64_t *c)
 {
+    if (w->level == GD_SMALL) {
+        uint32_t p = r->vlen;
+        if (p & GD_SMALL_OUT) {
+            memcpy(c, w->out + (size_t)(p & ~GD_SMALL_OUT) * w->width, (size_t)w->width * sizeof *c);
+        } else {
+            for (uint32_t x = 0; x < w->width; x++)
+                c[x] = (p >> (GD_SMALL_BITS * x)) & GD_SMALL_MAX;
+        }
+        return;
+    }
     const uint8_t *p = (const uint8_t *)(r + 1);
     for (uint32_t x = 0; x < w->width; x++) {
-        if (w->wide) {
+        if (w->level == GD_INT64) {
             memcpy(&c[x], p + 8 * x, 8);
         } else {
             int32_t n;
@@ -116,54 +150,102 @@ static void rec_get(const gd_view *w, const gd_rec *r, int64_t *c)
     }
 }
 
-/* Whether c fits w's counters. */
-static bool fits(const gd_view *w, const int64_t *c)
+/* Stores c into record r's counters (they fit w's level); a GD_SMALL record may take a place in w->out. */
+static int rec_set(gd_view *w, gd_rec *r, const int64_t *c)
 {
-    for (uint32_t x = 0; !w->wide && x < w->width; x++)
-        if (c[x] > weir__gd_narrow_max || c[x] < -weir__gd_narrow_max)
-            return false;
-    return true;
-}
-
-/* Stores c into record r's counters (they fit). */
-static void rec_set(const gd_view *w, gd_rec *r, const int64_t *c)
-{
+    if (w->level == GD_SMALL) {
+        if (!(r->vlen & GD_SMALL_OUT)) {
+            /* in its own bits when every counter is within 0..max (a negative one is a large unsigned) */
+            uint64_t max = weir__gd_narrow_max < GD_SMALL_MAX ? (uint64_t)weir__gd_narrow_max : GD_SMALL_MAX;
+            uint32_t p = 0;
+            bool fit = true;
+            for (uint32_t x = 0; x < w->width; x++) {
+                fit &= (uint64_t)c[x] <= max;
+                p |= (uint32_t)(c[x] & GD_SMALL_MAX) << (GD_SMALL_BITS * x);
+            }
+            if (fit) {
+                r->vlen = p;
+                return 0;
+            }
+        }
+        if (!(r->vlen & GD_SMALL_OUT)) {
+            if (w->n_out == GD_SMALL_OUT)
+                return WEIR_ENOMEM;
+            if (w->n_out == w->cap_out) {
+                size_t cap = w->cap_out ? 2 * w->cap_out : 64;
+                int64_t *no = weir_realloc(w->out, cap * w->width * sizeof *no);
+                if (!no)
+                    return WEIR_ENOMEM;
+                w->out = no;
+                w->cap_out = cap;
+            }
+            r->vlen = (uint32_t)w->n_out++ | GD_SMALL_OUT;
+        }
+        memcpy(w->out + (size_t)(r->vlen & ~GD_SMALL_OUT) * w->width, c, (size_t)w->width * sizeof *c);
+        return 0;
+    }
     uint8_t *p = (uint8_t *)(r + 1);
     for (uint32_t x = 0; x < w->width; x++) {
-        if (w->wide) {
+        if (w->level == GD_INT64) {
             memcpy(p + 8 * x, &c[x], 8);
         } else {
             int32_t n = (int32_t)c[x];
             memcpy(p + 4 * x, &n, 4);
         }
     }
+    return 0;
 }
 
-/* Rebuilds w's table with int64 counters, every record at its position (so chg stays right). */
+/* Whether c fits int32 counters. */
+static bool fits32(uint32_t width, const int64_t *c)
+{
+    for (uint32_t x = 0; x < width; x++)
+        if (c[x] > weir__gd_narrow_max || c[x] < -weir__gd_narrow_max)
+            return false;
+    return true;
+}
+
+/*
+ * Rebuilds w's table at a wider level, every record at its position (so
+ * chg stays right): GD_INT32 from GD_SMALL (GD_INT64 when a counter held
+ * aside needs it), GD_INT64 from GD_INT32.
+ */
 static int view_widen(gd_view *w)
 {
     gd_view nw = *w;
-    nw.wide = true;
-    nw.stride = view_stride(w->width, true);
+    nw.level = w->level == GD_SMALL ? GD_INT32 : GD_INT64;
+    for (size_t k = 0; w->level == GD_SMALL && k < w->n_out; k++)
+        if (!fits32(w->width, w->out + k * w->width))
+            nw.level = GD_INT64;
+    nw.stride = view_stride(w->width, nw.level);
+    nw.out = NULL;
+    nw.n_out = nw.cap_out = 0;
+    int64_t *c = weir_malloc((size_t)w->width * sizeof *c);
+    if (!c)
+        return WEIR_ENOMEM;
     if (w->rec) {
         nw.rec = weir__bigmem_calloc((w->mask + 1) * nw.stride, 64);
-        if (!nw.rec)
+        if (!nw.rec) {
+            weir_free(c);
             return WEIR_ENOMEM;
+        }
         for (size_t i = 0; i <= w->mask; i++) {
             const gd_rec *r = rec_at(w, i);
             gd_rec *d = rec_at(&nw, i);
-            *d = *r;
-            const uint8_t *from = (const uint8_t *)(r + 1);
-            uint8_t *to = (uint8_t *)(d + 1);
-            for (uint32_t x = 0; x < w->width; x++) {
-                int32_t n;
-                memcpy(&n, from + 4 * x, 4);
-                int64_t wn = n;
-                memcpy(to + 8 * x, &wn, 8);
-            }
+            if (!r->grp)
+                continue;
+            d->grp = r->grp;
+            if (r->grp == GD_TOMB)
+                continue;
+            d->val = r->val;
+            d->vlen = rec_vlen(w, r);
+            rec_get(w, r, c);
+            (void)rec_set(&nw, d, c); /* not GD_SMALL: no allocation */
         }
         weir__bigmem_free(w->rec);
     }
+    weir_free(c);
+    weir_free(w->out);
     *w = nw;
     return 0;
 }
@@ -190,7 +272,8 @@ int weir__gd_create(uint32_t n_views, const uint32_t *widths, gd_table **out)
     }
     for (uint32_t v = 0; v < n_views; v++) {
         t->views[v].width = widths[v];
-        t->views[v].stride = view_stride(widths[v], false);
+        t->views[v].level = widths[v] <= GD_SMALL_WIDTH ? GD_SMALL : GD_INT32;
+        t->views[v].stride = view_stride(widths[v], t->views[v].level);
     }
     *out = t;
     return 0;
@@ -204,6 +287,7 @@ void weir__gd_destroy(gd_table *t)
         weir__bigmem_free(t->views[v].rec);
         weir_free(t->views[v].arena);
         weir_free(t->views[v].chg);
+        weir_free(t->views[v].out);
     }
     weir_free(t->views);
     weir_free(t->cnt);
@@ -267,6 +351,36 @@ int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uin
     return 0;
 }
 
+void weir__gd_group_prefetch(const gd_table *t, uint64_t h)
+{
+    if (t->slot)
+        __builtin_prefetch(&t->slot[weir__hash_slot(h) & t->mask]);
+}
+
+void weir__gd_group_entry_prefetch(const gd_table *t, uint64_t h)
+{
+    uint32_t s = t->slot ? t->slot[weir__hash_slot(h) & t->mask] : 0;
+    if (s)
+        __builtin_prefetch(&t->g[s - 1]);
+}
+
+uint32_t weir__gd_group_peek(const gd_table *t, uint64_t h)
+{
+    if (!t->slot)
+        return UINT32_MAX;
+    for (uint32_t i = weir__hash_slot(h) & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
+        const gd_group *g = &t->g[t->slot[i] - 1];
+        if (g->hash == h) {
+            if (g->klen) {
+                __builtin_prefetch(t->keys + g->koff);
+                __builtin_prefetch(t->keys + g->koff + g->klen - 1);
+            }
+            return t->slot[i] - 1;
+        }
+    }
+    return UINT32_MAX;
+}
+
 /* Rebuilds w's table without tombstones, doubled when the live records ask for it
  * (first 1024 records), and lists its changed records anew. */
 static uint64_t rec_hash(uint64_t ghash, const void *val, size_t vlen);
@@ -317,11 +431,11 @@ static int view_double(const gd_table *t, gd_view *w)
             r->grp = 0;
             continue;
         }
-        size_t j = home(w, rec_hash(t->g[r->grp - 1].hash, rec_value(w, r), rec_vlen(r)));
+        size_t j = home(w, rec_hash(t->g[rec_grp(r) - 1].hash, rec_value(w, r), rec_vlen(w, r)));
         while (j < cap && rec_at(w, j)->grp && rec_at(w, j) != r)
             j++;
         if (rec_at(w, j) == r) { /* already at its place */
-            if (r->vlen & GD_CHANGED)
+            if (r->grp & GD_CHANGED)
                 chg_relist(w, j);
             continue;
         }
@@ -338,18 +452,18 @@ static int view_double(const gd_table *t, gd_view *w)
             memcpy(wait + n_wait++ * stride, r, stride);
         } else {
             memcpy(rec_at(w, j), r, stride);
-            if (r->vlen & GD_CHANGED)
+            if (r->grp & GD_CHANGED)
                 chg_relist(w, j);
         }
         r->grp = 0;
     }
     for (size_t k = 0; k < n_wait; k++) {
         const gd_rec *r = (const gd_rec *)(const void *)(wait + k * stride);
-        size_t j = home(w, rec_hash(t->g[r->grp - 1].hash, rec_value(w, r), rec_vlen(r)));
+        size_t j = home(w, rec_hash(t->g[rec_grp(r) - 1].hash, rec_value(w, r), rec_vlen(w, r)));
         while (rec_at(w, j)->grp)
             j = (j + 1) & w->mask;
         memcpy(rec_at(w, j), r, stride);
-        if (r->vlen & GD_CHANGED)
+        if (r->grp & GD_CHANGED)
             chg_relist(w, j);
     }
     weir_free(wait);
@@ -373,11 +487,11 @@ static int view_grow(const gd_table *t, gd_view *w)
         const gd_rec *r = rec_at(&old, i);
         if (!r->grp || r->grp == GD_TOMB)
             continue;
-        size_t j = home(w, rec_hash(t->g[r->grp - 1].hash, rec_value(&old, r), rec_vlen(r)));
+        size_t j = home(w, rec_hash(t->g[rec_grp(r) - 1].hash, rec_value(&old, r), rec_vlen(&old, r)));
         while (rec_at(w, j)->grp)
             j = (j + 1) & w->mask;
         memcpy(rec_at(w, j), r, w->stride);
-        if (r->vlen & GD_CHANGED)
+        if (r->grp & GD_CHANGED)
             chg_relist(w, j);
     }
     weir__bigmem_free(old.rec);
@@ -395,6 +509,11 @@ static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *va
                      bool *inserted)
 {
     *inserted = false;
+    if (w->level == GD_SMALL && vlen != GD_SMALL_VLEN) {
+        int rc = view_widen(w); /* the view's first value of another length */
+        if (rc)
+            return rc;
+    }
     uint64_t h = rec_hash(t->g[grp].hash, val, vlen);
     uint64_t inl = 0, tag = h >> GD_TAG_SHIFT << GD_TAG_SHIFT;
     bool is_inline = vlen <= sizeof inl;
@@ -411,7 +530,7 @@ static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *va
                     tomb = i;
                 continue;
             }
-            if (r->grp != grp + 1 || rec_vlen(r) != vlen)
+            if (rec_grp(r) != grp + 1 || rec_vlen(w, r) != vlen)
                 continue;
             if (is_inline ? r->val == inl
                           : (r->val ^ tag) >> GD_TAG_SHIFT == 0 && !memcmp(rec_value(w, r), val, vlen)) {
@@ -450,8 +569,14 @@ static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *va
         w->alen += vlen;
     }
     gd_rec *r = rec_at(w, i);
-    *r = (gd_rec){.grp = grp + 1, .vlen = (uint32_t)vlen, .val = inl};
-    memset(r + 1, 0, w->stride - sizeof *r);
+    r->grp = grp + 1;
+    r->val = inl;
+    if (w->level == GD_SMALL) {
+        r->vlen = 0; /* the counters */
+    } else {
+        r->vlen = (uint32_t)vlen;
+        memset(r + 1, 0, w->stride - sizeof *r);
+    }
     w->n++;
     *out = r;
     *inserted = true;
@@ -468,7 +593,7 @@ int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size
     if (rc)
         return rc;
     *unknown = inserted && !t->g[grp].complete;
-    if (!(r->vlen & GD_CHANGED)) {
+    if (!(r->grp & GD_CHANGED)) {
         if (!w->chg_all && w->n_chg == w->cap_chg) {
             if (8 * w->n_chg >= w->mask + 1) {
                 w->chg_all = true; /* an eighth of the table or more: scanning it is cheaper than the list */
@@ -484,7 +609,7 @@ int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size
         if (!w->chg_all)
             w->chg[w->n_chg] = (size_t)((uint8_t *)r - w->rec) / w->stride;
         w->n_chg++;
-        r->vlen |= GD_CHANGED;
+        r->grp |= GD_CHANGED;
     }
     t->cur_v = v;
     t->cur_i = (size_t)((uint8_t *)r - w->rec) / w->stride;
@@ -496,11 +621,8 @@ int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size
 int weir__gd_put(gd_table *t)
 {
     gd_view *w = &t->views[t->cur_v];
-    int rc = fits(w, t->cnt) ? 0 : view_widen(w);
-    if (rc)
-        return rc;
-    rec_set(w, rec_at(w, t->cur_i), t->cnt);
-    return 0;
+    int rc = w->level == GD_INT32 && !fits32(w->width, t->cnt) ? view_widen(w) : 0;
+    return rc ? rc : rec_set(w, rec_at(w, t->cur_i), t->cnt);
 }
 
 void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, const void *val, size_t vlen)
@@ -510,7 +632,8 @@ void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, const void
         return;
     const uint8_t *r = (const uint8_t *)rec_at(w, home(w, rec_hash(ghash, val, vlen)));
     __builtin_prefetch(r, 1);
-    __builtin_prefetch(r + w->stride - 1, 1); /* a record may straddle two lines */
+    if (64 % w->stride) /* a record may straddle two lines (the block is 64-aligned) */
+        __builtin_prefetch(r + w->stride - 1, 1);
 }
 
 int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, const void *counters)
@@ -532,9 +655,9 @@ static int chg_cmp(const void *pa, const void *pb, void *arg)
 {
     const gd_view *w = arg;
     const gd_rec *a = rec_at(w, *(const size_t *)pa), *b = rec_at(w, *(const size_t *)pb);
-    if (a->grp != b->grp)
-        return a->grp < b->grp ? -1 : 1;
-    uint32_t la = rec_vlen(a), lb = rec_vlen(b);
+    if (rec_grp(a) != rec_grp(b))
+        return rec_grp(a) < rec_grp(b) ? -1 : 1;
+    uint32_t la = rec_vlen(w, a), lb = rec_vlen(w, b);
     int c = memcmp(rec_value(w, a), rec_value(w, b), la < lb ? la : lb);
     return c ? c : la < lb ? -1 : la > lb;
 }
@@ -554,7 +677,7 @@ int weir__gd_drain(gd_table *t, bool in_order, gd_change_fn fn, void *ud)
             size_t n = 0;
             for (size_t i = 0; i <= w->mask && n < w->n_chg; i++) {
                 const gd_rec *r = rec_at(w, i);
-                if (r->grp && r->grp != GD_TOMB && (r->vlen & GD_CHANGED))
+                if (r->grp & GD_CHANGED)
                     w->chg[n++] = i;
             }
             w->chg_all = false;
@@ -568,15 +691,15 @@ int weir__gd_drain(gd_table *t, bool in_order, gd_change_fn fn, void *ud)
             bool any = false;
             for (uint32_t x = 0; x < w->width && !any; x++)
                 any = c[x] != 0;
-            const gd_group *g = &t->g[r->grp - 1];
-            int rc = fn(ud, t->keys + g->koff, g->klen, g->hash, v, rec_value(w, r), rec_vlen(r), any ? c : NULL);
+            const gd_group *g = &t->g[rec_grp(r) - 1];
+            int rc = fn(ud, t->keys + g->koff, g->klen, g->hash, v, rec_value(w, r), rec_vlen(w, r), any ? c : NULL);
             if (rc) {
                 /* keep what was not handed over, for the next drain */
                 memmove(w->chg, w->chg + k, (w->n_chg - k) * sizeof *w->chg);
                 w->n_chg -= k;
                 return rc;
             }
-            r->vlen &= ~GD_CHANGED;
+            r->grp &= ~GD_CHANGED;
             if (!any) {
                 r->grp = GD_TOMB; /* removed from state: nothing to keep */
                 w->n--;
@@ -604,8 +727,9 @@ size_t weir__gd_bytes(const gd_table *t)
     size_t b = (size_t)t->n_g * (sizeof(gd_group) + 2 * sizeof(uint32_t)) + t->klen;
     for (uint32_t v = 0; v < t->n_views; v++) {
         const gd_view *w = &t->views[v];
-        /* a record's share of a table at most two thirds full, its change entry, long values */
-        b += (w->n + w->n_tomb) * (w->stride * 3 / 2) + w->n_chg * sizeof(size_t) + w->alen;
+        /* a record's share of a table at most two thirds full, its change entry, long values, counters aside */
+        b += (w->n + w->n_tomb) * (w->stride * 3 / 2) + w->n_chg * sizeof(size_t) + w->alen +
+             w->n_out * w->width * sizeof(int64_t);
     }
     return b;
 }
@@ -621,6 +745,7 @@ int weir__gd_reset(gd_table *t)
             memset(w->rec, 0, (w->mask + 1) * w->stride);
         w->n = w->n_tomb = 0;
         w->alen = 0;
+        w->n_out = 0;
     }
     if (t->slot)
         memset(t->slot, 0, ((size_t)t->mask + 1) * sizeof *t->slot);

@@ -43,6 +43,21 @@ void weir__gd_destroy(gd_table *t);
  */
 int weir__gd_group(gd_table *t, const uint8_t *key, size_t klen, uint64_t h, uint32_t *grp, bool *fresh);
 
+/*
+ * Hints for a row some rows ahead, before its group is looked up, in
+ * three steps some rows apart, each reading only what the one before
+ * brought near: weir__gd_group_prefetch brings toward the cache the
+ * index place where the group whose key hashes to h is looked up;
+ * weir__gd_group_entry_prefetch reads that place and brings the entry of
+ * the group held there; weir__gd_group_peek walks the index from there
+ * to the group whose key's hash is h, brings its key bytes, and returns
+ * its number, or UINT32_MAX when none is held. Not a lookup (the keys are
+ * not compared): use the number only to prefetch.
+ */
+void weir__gd_group_prefetch(const gd_table *t, uint64_t h);
+void weir__gd_group_entry_prefetch(const gd_table *t, uint64_t h);
+uint32_t weir__gd_group_peek(const gd_table *t, uint64_t h);
+
 /* Marks group grp complete: the cache holds every value it has in state. */
 void weir__gd_set_complete(gd_table *t, uint32_t grp);
 
@@ -68,7 +83,8 @@ int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size
 /* Stores the counters weir__gd_counts handed out into their value. */
 int weir__gd_put(gd_table *t);
 
-/* Counters are held as int32s while within +-this (INT32_MAX; tests lower it to reach the int64 path). */
+/* Counters are held as int32s while within +-this (INT32_MAX; tests lower it to reach the int64 path);
+ * in a view's 16-byte records, 7 bits each while within 0..min(127, this). */
 extern int64_t weir__gd_narrow_max;
 
 /*
