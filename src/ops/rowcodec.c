@@ -321,7 +321,8 @@ int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *o
  * at once (the strings are shorter) and what they did not use is given
  * back, so a row costs one heap reservation, not one per string.
  */
-int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n)
+static inline int crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off,
+                              uint32_t n, const bool *want)
 {
     const uint8_t *end = p + len, *bits = p;
     size_t nb = (n + 7) / 8;
@@ -334,8 +335,10 @@ int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t ro
     int rc = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
         uint32_t c = off + i;
+        bool put = !want || want[i];
         if (bits[i >> 3] & (1u << (i & 7))) {
-            weir_batch_set_null(dst, c, row);
+            if (put)
+                weir_batch_set_null(dst, c, row);
             continue;
         }
         weir_column *col = &dst->cols[c];
@@ -346,26 +349,30 @@ int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t ro
                 rc = WEIR_ECORRUPT;
                 break;
             }
-            ((int32_t *)col->data)[row] = (int32_t)((uint32_t)(v >> 1) ^ (uint32_t)-(int32_t)(v & 1));
+            if (put)
+                ((int32_t *)col->data)[row] = (int32_t)((uint32_t)(v >> 1) ^ (uint32_t)-(int32_t)(v & 1));
             break;
         case CK_V64:
             if (!vget(&p, end, &v)) {
                 rc = WEIR_ECORRUPT;
                 break;
             }
-            ((int64_t *)col->data)[row] = (int64_t)((v >> 1) ^ (uint64_t)-(int64_t)(v & 1));
+            if (put)
+                ((int64_t *)col->data)[row] = (int64_t)((v >> 1) ^ (uint64_t)-(int64_t)(v & 1));
             break;
         case CK_STR:
             if (!vget(&p, end, &v) || v > (uint64_t)(end - p)) {
                 rc = WEIR_ECORRUPT;
                 break;
             }
-            if (!h && (rc = weir_batch_heap_alloc(dst, len, &h, &at)))
-                break;
-            if (v)
-                memcpy(h + used, p, (size_t)v);
-            ((weir_strref *)col->data)[row] = (weir_strref){at.off + (uint32_t)used, (uint32_t)v};
-            used += (size_t)v;
+            if (put) {
+                if (!h && (rc = weir_batch_heap_alloc(dst, len, &h, &at)))
+                    break;
+                if (v)
+                    memcpy(h + used, p, (size_t)v);
+                ((weir_strref *)col->data)[row] = (weir_strref){at.off + (uint32_t)used, (uint32_t)v};
+                used += (size_t)v;
+            }
             p += v;
             break;
         default: {
@@ -374,7 +381,8 @@ int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t ro
                 rc = WEIR_ECORRUPT;
                 break;
             }
-            copy_value((char *)col->data + (size_t)row * w, p, w);
+            if (put)
+                copy_value((char *)col->data + (size_t)row * w, p, w);
             p += w;
             break;
         }
@@ -386,6 +394,17 @@ int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t ro
     if (h)
         dst->heap_len = rc ? heap_before : at.off + used;
     return rc;
+}
+
+int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n)
+{
+    return crow_decode(p, len, dst, row, off, n, NULL);
+}
+
+int weir__crow_decode_some(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n,
+                           const bool *want)
+{
+    return crow_decode(p, len, dst, row, off, n, want);
 }
 
 int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out)
