@@ -1056,8 +1056,9 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     }
     bool inner = c->type == WEIR_JOIN_INNER;
     weir_ts ts = in->ts[r];
+    /* (Batched: not known yet, and needed only for an outer side's associations.) */
     int64_t matched = 0;
-    for (uint32_t i = 0; i < j->n_refs; i++)
+    for (uint32_t i = 0; i < j->n_refs && !j->batched; i++)
         if (j->core.sel[i])
             matched += j->refs[i].count;
     /* this row's own entry: its time first (whether it is stored at all) */

@@ -321,8 +321,10 @@ int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *o
  * at once (the strings are shorter) and what they did not use is given
  * back, so a row costs one heap reservation, not one per string.
  */
-static inline int crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off,
-                              uint32_t n, const bool *want)
+/* Inlined in both callers: the whole row's decode (want NULL) keeps no test per column. */
+__attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, size_t len, weir_batch *dst,
+                                                            uint32_t row, uint32_t off, uint32_t n,
+                                                            const bool *want)
 {
     const uint8_t *end = p + len, *bits = p;
     size_t nb = (n + 7) / 8;
