@@ -263,7 +263,7 @@ Test(rowcodec, some_columns_decoded)
                     strings += WEIR_COL_STR(b, c)[r].len;
             }
             size_t heap = d->heap_len;
-            cr_assert_eq(weir__crow_decode_some(e.data, e.len, d, r, 0, n, want), 0, "round %d row %u", round, r);
+            cr_assert_eq(weir__crow_decode_some(e.data, e.len, d, r, 0, n, want, NULL), 0, "round %d row %u", round, r);
             cr_assert_eq(d->heap_len - heap, strings, "round %d row %u: heap", round, r);
             for (uint32_t c = 0; c < n; c++) {
                 if (want[c])
@@ -275,11 +275,30 @@ Test(rowcodec, some_columns_decoded)
             }
             /* cut short: refused, the heap as it was */
             heap = d->heap_len;
-            cr_assert_eq(weir__crow_decode_some(e.data, e.len - 1, d, r, 0, n, want), WEIR_ECORRUPT);
+            cr_assert_eq(weir__crow_decode_some(e.data, e.len - 1, d, r, 0, n, want, NULL), WEIR_ECORRUPT);
             cr_assert_eq(d->heap_len, heap);
         }
     }
     cr_assert(kept > 0 && put > 0);
+    /* a target whose columns not wanted are BOOLEANs: the row's types come from s */
+    weir_schema *ns = weir_schema_create();
+    for (uint32_t c = 0; c < n; c++) {
+        want[c] = c % 3 == 1;
+        weir_schema_add(ns, s->fields[c].name, want[c] ? s->fields[c].type : weir_type_make(WEIR_TYPE_BOOLEAN, true));
+    }
+    weir_batch *nd = weir_batch_create(ns, 256);
+    weir_batch_reset(b);
+    for (uint32_t r = 0; r < 256; r++) {
+        cr_assert_eq(weir_batch_append_row(b), (int)r);
+        fill_row(b, r, false);
+        cr_assert_eq(weir__crow_encode(b, r, n, &e), 0);
+        cr_assert_eq(weir_batch_append_row(nd), (int)r);
+        cr_assert_eq(weir__crow_decode_some(e.data, e.len, nd, r, 0, n, want, s), 0, "narrow row %u", r);
+        for (uint32_t c = 1; c < n; c += 3)
+            cr_assert(same_value(b, c, r, nd, c, r), "narrow row %u column %u", r, c);
+    }
+    weir_batch_destroy(nd);
+    weir_schema_destroy(ns);
     weir_buf_fini(&e);
     free(want);
     weir_batch_destroy(b);

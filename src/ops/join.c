@@ -150,6 +150,11 @@ typedef struct join_op {
     weir_join_core core; /* cand: the columns of the input row joined with
                             each match that the residual reads */
     bool *reads;         /* per candidate column: the residual reads it */
+    uint32_t *rcols;     /* the columns it reads */
+    uint32_t n_rcols;
+    /* the candidates' schema: the residual's columns as cand_schema has
+     * them, every other one a BOOLEAN that nothing writes or reads */
+    weir_schema *cand_schema;
     /* the input row at hand (gather): emitted rows take its columns from it */
     const weir_batch *in;
     uint32_t in_row;
@@ -249,18 +254,23 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&j->scan);
     weir_buf_init(&j->row);
     weir_buf_init(&j->val);
-    int rc = weir__join_core_init(&j->core, "join", info, c->cfg.out_schema, cand_schema(&c->cfg), 16,
-                                  &c->cfg.clock);
-    if (rc || !c->cfg.residual)
-        return rc;
-    uint32_t n = cand_schema(&c->cfg)->n_fields;
-    if (!(j->reads = weir_calloc(n ? n : 1, sizeof *j->reads)))
+    const weir_schema *cs = cand_schema(&c->cfg);
+    uint32_t n = cs->n_fields;
+    if (!(j->reads = weir_calloc(n ? n : 1, sizeof *j->reads)) || !(j->rcols = weir_calloc(n ? n : 1, sizeof *j->rcols)) ||
+        !(j->cand_schema = weir_schema_create()))
         return WEIR_ENOMEM;
     /* A column past the candidate's (none should be): every column decoded. */
-    if (!weir_expr_columns(c->cfg.residual, j->reads, n))
+    if (c->cfg.residual && !weir_expr_columns(c->cfg.residual, j->reads, n))
         memset(j->reads, 1, n * sizeof *j->reads);
+    for (uint32_t k = 0; k < n; k++) {
+        if (j->reads[k])
+            j->rcols[j->n_rcols++] = k;
+        if (weir_schema_add(j->cand_schema, cs->fields[k].name,
+                            j->reads[k] ? cs->fields[k].type : weir_type_make(WEIR_TYPE_BOOLEAN, true)) < 0)
+            return WEIR_ENOMEM;
+    }
     j->batched = batched(&c->cfg);
-    return 0;
+    return weir__join_core_init(&j->core, "join", info, c->cfg.out_schema, j->cand_schema, 16, &c->cfg.clock);
 }
 
 /* ----------------------------- a checkpoint of the canonical row encoding */
@@ -446,6 +456,8 @@ static void join_close(void *op)
         return;
     weir__join_core_fini(&j->core);
     weir_free(j->reads);
+    weir_free(j->rcols);
+    weir_schema_destroy(j->cand_schema);
     weir_free(j->pend);
     weir_free(j->refs);
     weir_free(j->hashes);
@@ -758,13 +770,23 @@ typedef struct gather_scan {
     bool bad_row;  /* a stored row did not decode */
 } gather_scan;
 
-/* Appends a candidate row: the input row's columns that the residual reads, the other side's blank. */
+/*
+ * Appends a candidate row: the input row's columns that the residual
+ * reads, the other side's still to be written. Only the residual's
+ * columns are marked valid, and they are all written then (a value or a
+ * NULL): the others are BOOLEANs nothing reads (j->cand_schema), so the
+ * row is not cleared column by column.
+ */
 static int cand_append(join_op *j, int s, const weir_batch *in, uint32_t r, int *row)
 {
     const weir_join_config *c = &j->conf->cfg;
-    *row = weir_batch_append_row(j->core.cand);
-    if (*row < 0)
-        return *row;
+    weir_batch *b = j->core.cand;
+    if (b->n_rows >= b->capacity)
+        return WEIR_EINVAL;
+    *row = (int)b->n_rows++;
+    b->key_hash_of = NULL;
+    for (uint32_t k = 0; k < j->n_rcols; k++)
+        weir_batch_set_valid(b, j->rcols[k], (uint32_t)*row);
     uint32_t off = s == 0 ? 0 : c->n_out[0];
     for (uint32_t k = 0; k < c->n_out[s]; k++) {
         if (!j->reads[off + k])
@@ -793,12 +815,13 @@ static int gather_visit(void *ud, const void *k, size_t klen, const void *v, siz
         rc = WEIR_ENOMEM;
     /* room for the residual's result too, when there is none to evaluate */
     if (!rc)
-        rc = weir__join_core_grow(&j->core, cand_schema(c), j->n_refs);
+        rc = weir__join_core_grow(&j->core, j->cand_schema, j->n_refs);
     if (rc || !c->residual)
         return rc;
     uint32_t off = o == 0 ? 0 : c->n_out[0];
     rc = cand_append(j, g->s, g->in, g->r, &row);
-    if (!rc && (rc = weir__crow_decode_some(k, klen, j->core.cand, (uint32_t)row, off, c->n_out[o], j->reads + off)))
+    if (!rc && (rc = weir__crow_decode_some(k, klen, j->core.cand, (uint32_t)row, off, c->n_out[o], j->reads + off,
+                                                 cand_schema(c))))
         g->bad_row = true;
     return rc;
 }

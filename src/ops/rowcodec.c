@@ -324,7 +324,7 @@ int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *o
 /* Inlined in both callers: the whole row's decode (want NULL) keeps no test per column. */
 __attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, size_t len, weir_batch *dst,
                                                             uint32_t row, uint32_t off, uint32_t n,
-                                                            const bool *want)
+                                                            const bool *want, const weir_schema *types)
 {
     const uint8_t *end = p + len, *bits = p;
     size_t nb = (n + 7) / 8;
@@ -344,8 +344,9 @@ __attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, s
             continue;
         }
         weir_column *col = &dst->cols[c];
+        weir_type type = types ? types->fields[c].type : col->type;
         uint64_t v;
-        switch (crow_kind(col->type)) {
+        switch (crow_kind(type)) {
         case CK_V32:
             if (!vget(&p, end, &v) || v > UINT32_MAX) {
                 rc = WEIR_ECORRUPT;
@@ -378,7 +379,7 @@ __attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, s
             p += v;
             break;
         default: {
-            size_t w = weir_type_size(col->type);
+            size_t w = weir_type_size(type);
             if ((size_t)(end - p) < w) {
                 rc = WEIR_ECORRUPT;
                 break;
@@ -400,13 +401,13 @@ __attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, s
 
 int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n)
 {
-    return crow_decode(p, len, dst, row, off, n, NULL);
+    return crow_decode(p, len, dst, row, off, n, NULL, NULL);
 }
 
 int weir__crow_decode_some(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n,
-                           const bool *want)
+                           const bool *want, const weir_schema *types)
 {
-    return crow_decode(p, len, dst, row, off, n, want);
+    return crow_decode(p, len, dst, row, off, n, want, types);
 }
 
 int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out)
