@@ -81,7 +81,9 @@
  * lookup is a cache miss, and these overlap. The residual's columns of
  * the other side's rows are decoded straight from the state into the
  * candidates during the scan; an output row is built once, from the input
- * row and the other row's stored bytes, and only for a row emitted.
+ * row and the other row's stored bytes, and only for a row emitted. An
+ * inner join evaluates its residual over the candidates of many rows of a
+ * batch at once, then emits their pairs in order (batched(), emit_pending).
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
  * joins emit +I and -D only, as Flink does. Each row's whole change is
  * emitted before the next row is read, so the output for one order of
