@@ -516,3 +516,33 @@ Test(expr, steady_state_evaluation_does_not_allocate)
     weir_schema_destroy(os);
     free_tb(&t);
 }
+
+static weir_expr *column(uint32_t i)
+{
+    weir_expr *e = NULL;
+    cr_assert_eq(weir_expr_column(A, i, T(WEIR_TYPE_BIGINT), &e, &ERR), 0, "%s", ERR.message);
+    return e;
+}
+
+/* The columns an expression reads, through every kind of node (a join
+ * decodes only those of its candidates). */
+Test(expr, columns_read)
+{
+    weir_expr *e = F("AND", F(">", column(2), column(5), NULL),
+                     F("=", F("COALESCE", column(7), L(1), NULL), F("IF", F(">", column(2), L(0), NULL), column(0), L(3), NULL),
+                       NULL),
+                     NULL);
+    bool reads[9] = {false};
+    reads[8] = true; /* left as it is */
+    cr_assert(weir_expr_columns(e, reads, 9));
+    const bool want[9] = {true, false, true, false, false, true, false, true, true};
+    for (int c = 0; c < 9; c++)
+        cr_assert_eq(reads[c], want[c], "column %d", c);
+    /* a column past the ones given: false, the others still marked */
+    bool few[6] = {false};
+    cr_assert_not(weir_expr_columns(e, few, 6));
+    cr_assert(few[0] && few[2] && few[5] && !few[1]);
+    bool none[1] = {false};
+    cr_assert(weir_expr_columns(L(1), none, 1));
+    cr_assert_not(none[0]);
+}

@@ -196,6 +196,12 @@ bool weir_expr_reads_session(const weir_expr *e);
  * columns). Writes at most cap distinct indexes into cols; returns how many.
  */
 uint32_t weir_expr_strict_columns(const weir_expr *e, uint32_t *cols, uint32_t cap);
+/*
+ * Sets reads[c] for every input column c that e reads (reads has n_cols
+ * entries; the others are left as they are). False when e reads a column
+ * at or past n_cols (not marked).
+ */
+bool weir_expr_columns(const weir_expr *e, bool *reads, uint32_t n_cols);
 /* Writes a readable form ("(+ $0 1)") into buf; for EXPLAIN and tests. */
 size_t weir_expr_format(const weir_expr *e, char *buf, size_t cap);
 /* The readable form plus every parameter a function keeps beside its

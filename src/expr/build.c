@@ -739,6 +739,22 @@ uint32_t weir_expr_strict_columns(const weir_expr *e, uint32_t *cols, uint32_t c
     return e ? strict_columns(e, cols, 0, cap) : 0;
 }
 
+bool weir_expr_columns(const weir_expr *e, bool *reads, uint32_t n_cols)
+{
+    if (!e)
+        return true;
+    if (e->kind == N_COLUMN) {
+        if (e->col < 0 || (uint32_t)e->col >= n_cols)
+            return false;
+        reads[e->col] = true;
+        return true;
+    }
+    bool ok = true;
+    for (uint32_t i = 0; i < e->n_args; i++)
+        ok &= weir_expr_columns(e->args[i], reads, n_cols);
+    return ok;
+}
+
 bool weir_expr_is_volatile(const weir_expr *e)
 {
     if (!e)

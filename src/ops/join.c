@@ -31,8 +31,9 @@
  * its restore (join_unmap), the map state staying registered for that.
  *
  * Per input row (the key is set first): the rows of the other side under
- * the same key are read into a candidate batch of output rows, the
- * residual condition filters them, and then, with M the matching rows:
+ * the same key are read (their encoded bytes copied out of the state), the
+ * residual condition filters them - evaluated over a candidate batch that
+ * holds only the columns it reads - and then, with M the matching rows:
  *   accumulate (+I/+U): store the row; for each m in M whose side is outer
  *     and has no association yet, retract its padded row (-D); emit the
  *     joined rows; if M is empty and this side is outer, emit the padded
@@ -77,8 +78,12 @@
  * Per batch the join hashes every row's key first and, a few rows ahead of
  * the row at hand, hints the state backend to load the table slot and then
  * the record of that row's key (weir__state_prefetch): with many keys every
- * lookup is a cache miss, and these overlap. The other side's rows are
- * decoded straight from the state into the candidates during the scan.
+ * lookup is a cache miss, and these overlap. The residual's columns of
+ * the other side's rows are decoded straight from the state into the
+ * candidates during the scan; an output row is built once, from the input
+ * row and the other row's stored bytes, and only for a row emitted. An
+ * inner join evaluates its residual over the candidates of many rows of a
+ * batch at once, then emits their pairs in order (batched(), emit_pending).
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
  * joins emit +I and -D only, as Flink does. Each row's whole change is
  * emitted before the next row is read, so the output for one order of
@@ -131,6 +136,11 @@ typedef struct exp_queue {
     uint32_t n, cap;
 } exp_queue;
 
+/* An input row whose candidates [first, next row's first or n_refs) wait for the residual. */
+typedef struct pend_row {
+    uint32_t row, first;
+} pend_row;
+
 typedef struct join_op {
     const join_conf *conf;
     /* each side's map state: where its rows live (core.st[s] is the same),
@@ -139,7 +149,24 @@ typedef struct join_op {
     weir_state *map[2];
     exp_queue expq[2];  /* bounded joins: per side */
     bool expq_built;    /* rebuilt from the rows (after a restore) */
-    weir_join_core core; /* cand: the input row joined with each match */
+    weir_join_core core; /* cand: the columns of the input row joined with
+                            each match that the residual reads */
+    bool *reads;         /* per candidate column: the residual reads it */
+    uint32_t *rcols;     /* the columns it reads */
+    uint32_t n_rcols;
+    /* the candidates' schema: the residual's columns as cand_schema has
+     * them, every other one a BOOLEAN that nothing writes or reads */
+    weir_schema *cand_schema;
+    /* the input row at hand (gather): emitted rows take its columns from it */
+    const weir_batch *in;
+    uint32_t in_row;
+    int in_side;
+    /* batched residual (see batched()): the rows of the batch at hand whose
+     * candidates wait for it, each with its first candidate; the candidates
+     * of several rows are evaluated at once */
+    bool batched;
+    pend_row *pend;
+    uint32_t n_pend, pend_cap;
     cand_ref *refs;
     uint32_t refs_cap, n_refs;
     weir_buf scan;       /* encoded rows of the other side */
@@ -199,6 +226,23 @@ int weir__describe_row_log(weir_job *job, weir_stream s, const weir_join_config 
     return weir_job_describe_state(job, s, WEIR__ROW_LOG_FIELD, v);
 }
 
+/*
+ * Whether the residual of side s's rows can wait for a batch of them: an
+ * inner join's row changes only its own side's state, and then not by
+ * what matched it, while its candidates come from the other side; so the
+ * candidates of a batch's rows can be gathered first, the residual
+ * evaluated over all of them at once (not over each row's one or two),
+ * and each row's pairs emitted after, in the rows' order. Not for a
+ * residual that reads the clock or differs per call, and not for interval
+ * joins (timers and late rows) or outer, semi and anti joins (which count
+ * associations).
+ */
+static bool batched(const weir_join_config *c)
+{
+    return c->type == WEIR_JOIN_INNER && !c->interval && c->residual && !weir_expr_is_volatile(c->residual) &&
+           !weir_expr_reads_session(c->residual);
+}
+
 /* ------------------------------------------------------------ lifecycle */
 
 static int join_create(void *arg, const weir_op_info *info, void **out_op)
@@ -212,8 +256,23 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&j->scan);
     weir_buf_init(&j->row);
     weir_buf_init(&j->val);
-    return weir__join_core_init(&j->core, "join", info, c->cfg.out_schema,
-                                cand_schema(&c->cfg), 16, &c->cfg.clock);
+    const weir_schema *cs = cand_schema(&c->cfg);
+    uint32_t n = cs->n_fields;
+    if (!(j->reads = weir_calloc(n ? n : 1, sizeof *j->reads)) || !(j->rcols = weir_calloc(n ? n : 1, sizeof *j->rcols)) ||
+        !(j->cand_schema = weir_schema_create()))
+        return WEIR_ENOMEM;
+    /* A column past the candidate's (none should be): every column decoded. */
+    if (c->cfg.residual && !weir_expr_columns(c->cfg.residual, j->reads, n))
+        memset(j->reads, 1, n * sizeof *j->reads);
+    for (uint32_t k = 0; k < n; k++) {
+        if (j->reads[k])
+            j->rcols[j->n_rcols++] = k;
+        if (weir_schema_add(j->cand_schema, cs->fields[k].name,
+                            j->reads[k] ? cs->fields[k].type : weir_type_make(WEIR_TYPE_BOOLEAN, true)) < 0)
+            return WEIR_ENOMEM;
+    }
+    j->batched = batched(&c->cfg);
+    return weir__join_core_init(&j->core, "join", info, c->cfg.out_schema, j->cand_schema, 16, &c->cfg.clock);
 }
 
 /* ----------------------------- a checkpoint of the canonical row encoding */
@@ -398,6 +457,10 @@ static void join_close(void *op)
     if (!j)
         return;
     weir__join_core_fini(&j->core);
+    weir_free(j->reads);
+    weir_free(j->rcols);
+    weir_schema_destroy(j->cand_schema);
+    weir_free(j->pend);
     weir_free(j->refs);
     weir_free(j->hashes);
     weir_buf_fini(&j->scan);
@@ -575,33 +638,47 @@ static int drain_keys(const exp_bucket *b, listing **out, size_t *n_out)
     return 0;
 }
 
-/* Emits candidate i (a whole joined row) `times` times. */
+/*
+ * Writes side `side`'s columns of output row r: the input row's (gather's)
+ * when it is the input side, else those of the other side's row i,
+ * decoded from its stored bytes in j->scan. An output row is built once,
+ * from where its values lie, not copied from a candidate.
+ */
+static int out_side(join_op *j, weir_op_ctx *ctx, uint32_t r, int side, uint32_t i)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    uint32_t off = side == 0 ? 0 : c->n_out[0];
+    if (side == j->in_side)
+        return weir__row_copy_cols(j->core.out, r, off, j->in, j->in_row, 0, c->n_out[side]);
+    const cand_ref *cr = &j->refs[i];
+    int rc = weir__crow_decode(j->scan.data + cr->off, cr->len, j->core.out, r, off, c->n_out[side]);
+    return rc ? weir_op_fail(ctx, rc, "join state holds a row that does not decode") : 0;
+}
+
+/* Emits the input row joined with the other side's row i, `times` times. */
 static int emit_pair(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, weir_row_kind kind, weir_ts ts)
 {
-    uint32_t n = j->core.cand->schema->n_fields;
     for (int64_t t = 0; t < times; t++) {
         uint32_t r;
         int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
-        if (!rc)
-            rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0, n);
+        if (!rc && !(rc = out_side(j, ctx, r, 0, i)))
+            rc = out_side(j, ctx, r, 1, i);
         if (rc)
             return rc;
     }
     return 0;
 }
 
-/* Emits side s's part of candidate i with the other side NULL, `times` times. */
+/* Emits side s's row (the input row, or the other side's row i) with the other side NULL, `times` times. */
 static int emit_padded(join_op *j, weir_op_ctx *ctx, int s, uint32_t i, int64_t times, weir_row_kind kind, weir_ts ts)
 {
     const weir_join_config *c = &j->conf->cfg;
-    uint32_t off = s == 0 ? 0 : c->n_out[0], n = c->n_out[s];
     uint32_t ooff = s == 0 ? c->n_out[0] : 0, on = c->n_out[1 - s];
     for (int64_t t = 0; t < times; t++) {
         uint32_t r;
         int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->core.out, r, off, j->core.cand, i, off,
-                                     n);
+            rc = out_side(j, ctx, r, s, i);
         if (rc)
             return rc;
         for (uint32_t k = 0; k < on; k++)
@@ -692,22 +769,43 @@ typedef struct gather_scan {
     const weir_batch *in;
     uint32_t r;
     int s;
-    bool keep;     /* the encoded rows are written back after the scan (outer side) */
     bool bad_row;  /* a stored row did not decode */
 } gather_scan;
 
-/* Appends candidate row: the input row's columns, the other side's blank. */
+/*
+ * Appends a candidate row: the input row's columns that the residual
+ * reads, the other side's still to be written. Only the residual's
+ * columns are marked valid, and they are all written then (a value or a
+ * NULL): the others are BOOLEANs nothing reads (j->cand_schema), so the
+ * row is not cleared column by column.
+ */
 static int cand_append(join_op *j, int s, const weir_batch *in, uint32_t r, int *row)
 {
     const weir_join_config *c = &j->conf->cfg;
-    *row = weir_batch_append_row(j->core.cand);
-    if (*row < 0)
-        return *row;
-    return weir__row_copy_cols(j->core.cand, (uint32_t)*row, s == 0 ? 0 : c->n_out[0], in, r, 0, c->n_out[s]);
+    weir_batch *b = j->core.cand;
+    if (b->n_rows >= b->capacity)
+        return WEIR_EINVAL;
+    *row = (int)b->n_rows++;
+    b->key_hash_of = NULL;
+    for (uint32_t k = 0; k < j->n_rcols; k++)
+        weir_batch_set_valid(b, j->rcols[k], (uint32_t)*row);
+    uint32_t off = s == 0 ? 0 : c->n_out[0];
+    for (uint32_t k = 0; k < c->n_out[s]; k++) {
+        if (!j->reads[off + k])
+            continue;
+        int rc = weir__row_copy_cols(j->core.cand, (uint32_t)*row, off + k, in, r, k, 1);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
-/* One row of the other side: decoded straight from the state into a new
- * candidate (no copy of its bytes unless they are written back later). */
+/*
+ * One row of the other side: its bytes copied into j->scan (the output
+ * rows are decoded from there, and an outer side's entry is written back
+ * from there) and, with a residual, a candidate of the columns it reads
+ * (decoded straight from the state; the others are not written).
+ */
 static int gather_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
 {
     gather_scan *g = ud;
@@ -715,14 +813,17 @@ static int gather_visit(void *ud, const void *k, size_t klen, const void *v, siz
     const weir_join_config *c = &j->conf->cfg;
     int o = 1 - g->s, row;
     int rc = add_ref(j, klen, v, vlen);
-    if (!rc && g->keep && weir_buf_put(&j->scan, k, klen))
+    if (!rc && weir_buf_put(&j->scan, k, klen))
         rc = WEIR_ENOMEM;
+    /* room for the residual's result too, when there is none to evaluate */
     if (!rc)
-        rc = weir__join_core_grow(&j->core, cand_schema(c), j->n_refs);
-    if (!rc)
-        rc = cand_append(j, g->s, g->in, g->r, &row);
-    if (!rc && (rc = weir__crow_decode(k, klen, j->core.cand, (uint32_t)row, o == 0 ? 0 : c->n_out[0],
-                                      c->n_out[o])))
+        rc = weir__join_core_grow(&j->core, j->cand_schema, j->n_refs);
+    if (rc || !c->residual)
+        return rc;
+    uint32_t off = o == 0 ? 0 : c->n_out[0];
+    rc = cand_append(j, g->s, g->in, g->r, &row);
+    if (!rc && (rc = weir__crow_decode_some(k, klen, j->core.cand, (uint32_t)row, off, c->n_out[o], j->reads + off,
+                                                 cand_schema(c))))
         g->bad_row = true;
     return rc;
 }
@@ -739,33 +840,50 @@ static int gather_timed(void *ud, const void *e, size_t len)
     return len < 8 ? WEIR_ECORRUPT : gather_visit(ud, (const uint8_t *)e + 8, len - 8, e, 8);
 }
 
+static int residual(join_op *j, weir_op_ctx *ctx);
+
+/* No rows of the other side, no candidates. */
+static void cands_reset(join_op *j)
+{
+    j->n_refs = 0;
+    weir_buf_clear(&j->scan);
+    weir_batch_reset(j->core.cand);
+}
+
 /*
- * Reads the other side's rows of the current key (none when null_key) into candidates
- * [0, n_refs) (input row joined with each), and evaluates the residual.
- * With no candidate, candidate 0 still holds the input row where it may be
- * emitted alone: on an outer side (its padded row) and on a semi or anti
- * join's left side. An inner side's row without a match is copied nowhere
- * (most of q20's and q7's bids).
+ * Reads the other side's rows of the current key (none when null_key) into
+ * j->refs [0, n_refs) and their bytes into j->scan, and evaluates the
+ * residual over candidates [0, n_refs): the input row joined with each,
+ * of the columns the residual reads. The input row is remembered: the
+ * rows emitted then take its columns from it, and the other side's from
+ * the stored bytes, decoded only for rows that are emitted. Batched
+ * (j->batched): the row's rows and candidates are appended to those of
+ * the rows before it, and the residual waits (emit_pending).
  */
 static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, bool null_key)
 {
     const weir_join_config *c = &j->conf->cfg;
     int o = 1 - s;
-    j->n_refs = 0;
-    weir_buf_clear(&j->scan);
-    weir_batch_reset(j->core.cand);
-    gather_scan g = {j, in, r, s, j->conf->outer[o], false};
+    j->in = in;
+    j->in_row = r;
+    j->in_side = s;
+    if (!j->batched)
+        cands_reset(j);
+    gather_scan g = {j, in, r, s, false};
     int rc = null_key         ? 0
              : j->conf->log[o] ? weir_list_get(j->core.st[o], NULL, 0, c->bounded[o] ? gather_timed : gather_elem, &g)
                                : weir_map_iterate(j->core.st[o], NULL, 0, gather_visit, &g);
     if (g.bad_row)
         return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
-    if (rc)
+    if (rc || j->batched || !j->n_refs)
         return rc;
-    if (!j->n_refs) {
-        int row;
-        return j->conf->outer[s] ? cand_append(j, s, in, r, &row) : 0;
-    }
+    return residual(j, ctx);
+}
+
+/* The residual over candidates [0, n_refs) into j->core.sel (all selected without one). */
+static int residual(join_op *j, weir_op_ctx *ctx)
+{
+    const weir_join_config *c = &j->conf->cfg;
     if (!c->residual) {
         memset(j->core.sel, 1, j->n_refs);
         return 0;
@@ -830,15 +948,14 @@ static int own_rewrite(void *ud, const void *old, size_t oldlen, const void **nv
     return 1;
 }
 
-/* Emits the left part of candidate i (a semi or anti join's output row), `times` times. */
+/* Emits the left row (the input row, or the other side's row i: a semi or anti join's output row), `times` times. */
 static int emit_left(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, weir_row_kind kind, weir_ts ts)
 {
     for (int64_t t = 0; t < times; t++) {
         uint32_t r;
         int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
         if (!rc)
-            rc = weir__row_copy_cols(j->core.out, r, 0, j->core.cand, i, 0,
-                                     j->conf->cfg.n_out[0]);
+            rc = out_side(j, ctx, r, 0, i);
         if (rc)
             return rc;
     }
@@ -947,12 +1064,26 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
     rc = weir_op_set_key_hashed(ctx, j->core.key, klen, khash);
+    uint32_t first = j->n_refs;
     if (rc || (rc = gather(j, ctx, s, in, r, false)))
         return rc;
+    if (j->batched && j->n_refs > first) {
+        /* An inner join's row: what it stores does not depend on its matches, its pairs come later. */
+        if (j->n_pend == j->pend_cap) {
+            uint32_t cap = j->pend_cap ? j->pend_cap * 2 : 64;
+            pend_row *np = weir_realloc(j->pend, cap * sizeof *np);
+            if (!np)
+                return WEIR_ENOMEM;
+            j->pend = np;
+            j->pend_cap = cap;
+        }
+        j->pend[j->n_pend++] = (pend_row){r, first};
+    }
     bool inner = c->type == WEIR_JOIN_INNER;
     weir_ts ts = in->ts[r];
+    /* (Batched: not known yet, and needed only for an outer side's associations.) */
     int64_t matched = 0;
-    for (uint32_t i = 0; i < j->n_refs; i++)
+    for (uint32_t i = 0; i < j->n_refs && !j->batched; i++)
         if (j->core.sel[i])
             matched += j->refs[i].count;
     /* this row's own entry: its time first (whether it is stored at all) */
@@ -997,6 +1128,8 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     if (bounded && store && own.count == 1 &&
         (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms), j->core.key, (uint32_t)klen, khash)))
         return rc;
+    if (j->batched)
+        return 0;
     if (matched == 0) {
         /* An interval join pads a row only when it expires unmatched (append-only output). */
         if (jc->outer[s] && !c->interval)
@@ -1206,6 +1339,26 @@ static int join_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
     return 0;
 }
 
+/* The candidates that may wait before they are evaluated (then fewer when a key has many rows). */
+#define PEND_CANDS 4096
+
+/* The residual over the waiting candidates, then each waiting row's pairs, in order. */
+static int emit_pending(join_op *j, weir_op_ctx *ctx, const weir_batch *in)
+{
+    int rc = j->n_refs ? residual(j, ctx) : 0;
+    for (uint32_t p = 0; p < j->n_pend && !rc; p++) {
+        uint32_t r = j->pend[p].row, end = p + 1 < j->n_pend ? j->pend[p + 1].first : j->n_refs;
+        weir_row_kind kind = (weir_row_kind)in->kind[r];
+        j->in_row = r;
+        for (uint32_t i = j->pend[p].first; i < end && !rc; i++)
+            if (j->core.sel[i])
+                rc = emit_pair(j, ctx, i, j->refs[i].count, kind, in->ts[r]);
+    }
+    j->n_pend = 0;
+    cands_reset(j);
+    return rc;
+}
+
 /* The join key hash of every row of the batch, into j->hashes. */
 static int batch_hashes(join_op *j, int input, const weir_batch *in)
 {
@@ -1242,6 +1395,9 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     int rc = batch_hashes(j, input, in);
     if (rc)
         return rc;
+    /* Batched: the candidates start empty (an expiry's scan between batches leaves rows in j->refs). */
+    if (j->batched)
+        cands_reset(j);
     weir_state *st[2] = {j->core.st[0], j->core.st[1]};
     uint32_t n = in->n_rows;
     for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
@@ -1254,9 +1410,13 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
             if (r + PF_REC < n)
                 weir__state_prefetch(st[s], j->hashes[r + PF_REC], 1);
         }
+        if (j->batched && j->n_refs >= PEND_CANDS && (rc = emit_pending(j, ctx, in)))
+            return rc;
         if ((rc = apply_row(j, ctx, input, in, r, j->hashes[r])))
             return rc;
     }
+    if (j->batched && (rc = emit_pending(j, ctx, in)))
+        return rc;
     return weir__join_core_flush(&j->core, ctx);
 }
 

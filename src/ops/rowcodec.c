@@ -345,8 +345,11 @@ int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *o
  * at once (the strings are shorter) and what they did not use is given
  * back, so a row costs one heap reservation, not one per string.
  */
-static inline __attribute__((always_inline)) int crow_decode(const uint8_t *p, size_t len, weir_batch *dst,
-                                                            uint32_t row, uint32_t off, uint32_t n, const bool *skip)
+/* Inlined in both callers: the whole row's decode (skip and want NULL) keeps no test per column.
+ * skip: columns left out of the stored row (Top-N's); want: columns to write (the others are read past). */
+__attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, size_t len, weir_batch *dst,
+                                                            uint32_t row, uint32_t off, uint32_t n, const bool *skip,
+                                                            const bool *want, const weir_schema *types)
 {
     const uint8_t *end = p + len, *bits = p;
     size_t nb = (n + 7) / 8;
@@ -364,47 +367,55 @@ static inline __attribute__((always_inline)) int crow_decode(const uint8_t *p, s
                 rc = WEIR_ECORRUPT;
             continue;
         }
+        bool put = !want || want[i];
         if (bits[i >> 3] & (1u << (i & 7))) {
-            weir_batch_set_null(dst, c, row);
+            if (put)
+                weir_batch_set_null(dst, c, row);
             continue;
         }
         weir_column *col = &dst->cols[c];
+        weir_type type = types ? types->fields[c].type : col->type;
         uint64_t v;
-        switch (crow_kind(col->type)) {
+        switch (crow_kind(type)) {
         case CK_V32:
             if (!vget(&p, end, &v) || v > UINT32_MAX) {
                 rc = WEIR_ECORRUPT;
                 break;
             }
-            ((int32_t *)col->data)[row] = (int32_t)((uint32_t)(v >> 1) ^ (uint32_t)-(int32_t)(v & 1));
+            if (put)
+                ((int32_t *)col->data)[row] = (int32_t)((uint32_t)(v >> 1) ^ (uint32_t)-(int32_t)(v & 1));
             break;
         case CK_V64:
             if (!vget(&p, end, &v)) {
                 rc = WEIR_ECORRUPT;
                 break;
             }
-            ((int64_t *)col->data)[row] = (int64_t)((v >> 1) ^ (uint64_t)-(int64_t)(v & 1));
+            if (put)
+                ((int64_t *)col->data)[row] = (int64_t)((v >> 1) ^ (uint64_t)-(int64_t)(v & 1));
             break;
         case CK_STR:
             if (!vget(&p, end, &v) || v > (uint64_t)(end - p)) {
                 rc = WEIR_ECORRUPT;
                 break;
             }
-            if (!h && (rc = weir_batch_heap_alloc(dst, len, &h, &at)))
-                break;
-            if (v)
-                memcpy(h + used, p, (size_t)v);
-            ((weir_strref *)col->data)[row] = (weir_strref){at.off + (uint32_t)used, (uint32_t)v};
-            used += (size_t)v;
+            if (put) {
+                if (!h && (rc = weir_batch_heap_alloc(dst, len, &h, &at)))
+                    break;
+                if (v)
+                    memcpy(h + used, p, (size_t)v);
+                ((weir_strref *)col->data)[row] = (weir_strref){at.off + (uint32_t)used, (uint32_t)v};
+                used += (size_t)v;
+            }
             p += v;
             break;
         default: {
-            size_t w = weir_type_size(col->type);
+            size_t w = weir_type_size(type);
             if ((size_t)(end - p) < w) {
                 rc = WEIR_ECORRUPT;
                 break;
             }
-            copy_value((char *)col->data + (size_t)row * w, p, w);
+            if (put)
+                copy_value((char *)col->data + (size_t)row * w, p, w);
             p += w;
             break;
         }
@@ -420,13 +431,19 @@ static inline __attribute__((always_inline)) int crow_decode(const uint8_t *p, s
 
 int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n)
 {
-    return crow_decode(p, len, dst, row, off, n, NULL);
+    return crow_decode(p, len, dst, row, off, n, NULL, NULL, NULL);
 }
 
 int weir__crow_decode_skip(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n,
                            const bool *skip)
 {
-    return crow_decode(p, len, dst, row, off, n, skip);
+    return crow_decode(p, len, dst, row, off, n, skip, NULL, NULL);
+}
+
+int weir__crow_decode_some(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n,
+                           const bool *want, const weir_schema *types)
+{
+    return crow_decode(p, len, dst, row, off, n, NULL, want, types);
 }
 
 int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out)
