@@ -154,6 +154,8 @@ struct weir__coord {
     uint32_t n_subtasks;
     uint32_t n_final_ready;
     int64_t all_final_mono_ms; /* real time every subtask was final-ready */
+    uint64_t all_final_id;     /* the first checkpoint id registered after that */
+    int64_t final_stall_ms;    /* FINAL_STALL_MS, or WEIR_TEST_FINAL_STALL_MS */
     final_copy *finals;
     uint32_t n_finals, cap_finals;
     int64_t last_trigger_ms; /* job clock */
@@ -560,8 +562,10 @@ static void on_final_ready(void *ud, int task, uint32_t subtask)
 {
     weir__coord *c = ud;
     pthread_mutex_lock(&c->mu);
-    if (++c->n_final_ready == c->n_subtasks) /* (0 until coord_started: it sets the time then) */
+    if (++c->n_final_ready == c->n_subtasks) { /* (0 until coord_started: it sets the time then) */
         c->all_final_mono_ms = mono_ms();
+        c->all_final_id = c->next_id;
+    }
     pthread_cond_signal(&c->tick_cv);
     pthread_mutex_unlock(&c->mu);
 }
@@ -1416,16 +1420,20 @@ static void expire_locked(weir__coord *c, int64_t now)
                         now - p->trigger_ms, p->n_snaps, p->n_expected);
 }
 
-/* Every subtask is final-ready: a checkpoint that has not heard from all of
- * them by now never will (see FINAL_STALL_MS). Savepoints are left to their
- * timeout: someone waits for them. */
+/* Every subtask is final-ready: a checkpoint triggered before that which has
+ * not heard from all of them by now never will (see FINAL_STALL_MS).
+ * Checkpoints triggered after it (the final one) reach subtasks that answer
+ * them, however long their snapshots take: they are left to the checkpoint
+ * timeout, or a final checkpoint slower than the stall time would be given
+ * up and taken again without end. Savepoints are left to their timeout:
+ * someone waits for them. */
 static void abandon_stalled_locked(weir__coord *c)
 {
     if (c->n_final_ready < c->n_subtasks ||
-        mono_ms() - c->all_final_mono_ms < FINAL_STALL_MS)
+        mono_ms() - c->all_final_mono_ms < c->final_stall_ms)
         return;
     for (pending *p = c->pend; p; p = p->next)
-        if (p->state == P_COLLECTING && !p->savepoint &&
+        if (p->state == P_COLLECTING && !p->savepoint && p->id < c->all_final_id &&
             p->n_snaps < p->n_expected) {
             /* Not a failure of the job's checkpointing (it does not count
              * against the tolerable failures), but said, since it should
@@ -1664,8 +1672,10 @@ static int coord_started(void *ud, weir_job *job)
     /* The subtasks started before this: every one may have said it is
      * final-ready already (a job whose sources have nothing to read), and
      * on_final_ready could not know it was the last. */
-    if (c->n_subtasks && c->n_final_ready >= c->n_subtasks && !c->all_final_mono_ms)
+    if (c->n_subtasks && c->n_final_ready >= c->n_subtasks && !c->all_final_mono_ms) {
         c->all_final_mono_ms = mono_ms();
+        c->all_final_id = c->next_id;
+    }
     c->running = true;
     c->last_trigger_ms = now_ms(c);
     pthread_mutex_unlock(&c->mu);
@@ -2180,6 +2190,9 @@ int weir_job_enable_checkpoints(weir_job *job,
         return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     c->job = job;
     c->cfg = cfg;
+    /* tests make the stall short to see that a slow final checkpoint is not given up */
+    const char *stall = getenv("WEIR_TEST_FINAL_STALL_MS");
+    c->final_stall_ms = stall && atoll(stall) > 0 ? atoll(stall) : FINAL_STALL_MS;
     c->clock = jc->clock.now_ms ? jc->clock : weir_clock_system();
     c->max_par = jc->max_parallelism;
     c->last_end_ms = INT64_MIN;
