@@ -369,7 +369,7 @@ static int same_visit(void *ud, const void *v, size_t len)
 Test(memory, log_chunks_keep_their_elements_through_a_snapshot)
 {
     /*
-     * A log past its record's room goes on in a ring of chunks whose last
+     * A log past its record's room goes on in a chain of chunks whose last
      * one's fill is kept in the record. Logs of 0 to 2 500 elements (up to
      * a few dozen chunks), an asynchronous snapshot opened, then more
      * appended to each (the key group's records and chunks are copied
