@@ -21,14 +21,14 @@ check() { # name, condition...
 }
 # Polls (bounded) until weir list shows a job named $1.
 wait_listed() {
-  for _ in $(seq 1 300); do
+  for _ in $(seq 1 1200); do
     "$weir" list 2>/dev/null | awk 'NR > 1 {print $2}' | grep -qx "$1" && return 0
     sleep 0.05
   done
   return 1
 }
-wait_exit() { # pid -> its exit status (bounded: 30 s)
-  for _ in $(seq 1 600); do
+wait_exit() { # pid -> its exit status (bounded: 120 s)
+  for _ in $(seq 1 2400); do
     kill -0 "$1" 2>/dev/null || { wait "$1"; return $?; }
     sleep 0.05
   done
@@ -123,7 +123,7 @@ job delta >"$work/delta.sql"
 d1=$!; pids+=("$d1")
 "$weir" run "$work/delta.sql" >/dev/null 2>&1 &
 d2=$!; pids+=("$d2")
-for _ in $(seq 1 300); do [ "$("$weir" list | grep -c ' delta ')" -eq 2 ] && break; sleep 0.05; done
+for _ in $(seq 1 1200); do [ "$("$weir" list | grep -c ' delta ')" -eq 2 ] && break; sleep 0.05; done
 "$weir" stop delta >/dev/null 2>"$work/err"; rc=$?
 check "an ambiguous name is refused" test $rc -eq 5
 check "the ambiguity is named" grep -q "2 running jobs are named 'delta'" "$work/err"
