@@ -36,8 +36,8 @@ for fixture in memory rocksdb rocksdb-incremental; do
                 fail "$fixture at p $p: the re-encoding of $op is not said"
         done
         # (older checkpoints are removed as newer ones complete)
-        last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
-        [ "${last:-0}" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
+        last=$(newest_checkpoint ckpt)
+        [ "$last" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
         grep -aq "row format: compact-1" "ckpt/chk-$last/_metadata" ||
             fail "$fixture at p $p: the restored job's checkpoint does not name the compact rows"
         # The second restore, from the restored job's own checkpoint, runs to the end.
@@ -53,14 +53,7 @@ done
 # on the memory backend at parallelism 1 and on RocksDB at 2.
 for p in 1 2; do
     R=$T/savepoint-$p
-    fixture_copy savepoint "$R"
-    cd "$R" || exit 1
-    spath=$(ls -d sp/savepoint-* | head -1)
-    opts=()
-    [ $p = 2 ] && opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
-    "$WEIR" run job.sql --from "$spath" "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log ||
-        fail "savepoint at p $p: the restore failed"
-    grep -q "restoring from savepoint $spath" log || fail "savepoint at p $p: not restored from it"
+    fixture_savepoint_run $p "$R"
     grep -q "Join\[0\] of $spath keeps its rows in the canonical encoding" log ||
         fail "savepoint at p $p: the join's re-encoding is not said"
     cd "$T" || exit 1

@@ -37,8 +37,8 @@ for fixture in memory rocksdb; do
             grep -q "$op of ckpt/chk-$first keeps every row in a map entry" log ||
                 fail "$fixture at p $p: moving the rows of $op into its row logs is not said"
         done
-        last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
-        [ "${last:-0}" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
+        last=$(newest_checkpoint ckpt)
+        [ "$last" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
         for log in "1 left right" "1 right" "1 left" "1 left+time right"; do
             grep -aq "row log: $log" "ckpt/chk-$last/_metadata" ||
                 fail "$fixture at p $p: the restored job's checkpoint does not name the row log ($log)"
@@ -56,14 +56,7 @@ done
 # on the memory backend at parallelism 1 and on RocksDB at 2.
 for p in 1 2; do
     R=$T/savepoint-$p
-    fixture_copy savepoint "$R"
-    cd "$R" || exit 1
-    spath=$(ls -d sp/savepoint-* | head -1)
-    opts=()
-    [ $p = 2 ] && opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
-    "$WEIR" run job.sql --from "$spath" "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log ||
-        fail "savepoint at p $p: the restore failed"
-    grep -q "restoring from savepoint $spath" log || fail "savepoint at p $p: not restored from it"
+    fixture_savepoint_run $p "$R"
     for op in $joins; do
         grep -q "$op of $spath keeps every row in a map entry" log ||
             fail "savepoint at p $p: moving the rows of $op into its row logs is not said"

@@ -41,8 +41,8 @@ for fixture in memory rocksdb; do
         fixture_restore_killed "$first" "${opts[@]}" -D parallelism.default=$p
         grep -q "restoring from checkpoint chk-$first " log || fail "$fixture at p $p: not restored from the fixture"
         said "$fixture at p $p" "ckpt/chk-$first"
-        last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
-        [ "${last:-0}" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
+        last=$(newest_checkpoint ckpt)
+        [ "$last" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
         [ "$(grep -ac "rank rows: 2" "ckpt/chk-$last/_metadata")" -ge 1 ] ||
             fail "$fixture at p $p: the restored job's checkpoint does not name the layout"
         # The second restore, from the restored job's own checkpoint, runs to the end.
@@ -58,14 +58,7 @@ done
 # on the memory backend at parallelism 1 and on RocksDB at 2.
 for p in 1 2; do
     R=$T/savepoint-$p
-    fixture_copy savepoint "$R"
-    cd "$R" || exit 1
-    spath=$(ls -d sp/savepoint-* | head -1)
-    opts=()
-    [ $p = 2 ] && opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
-    "$WEIR" run job.sql --from "$spath" "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log ||
-        fail "savepoint at p $p: the restore failed"
-    grep -q "restoring from savepoint $spath" log || fail "savepoint at p $p: not restored from it"
+    fixture_savepoint_run $p "$R"
     said "savepoint at p $p" "$spath"
     cd "$T" || exit 1
     fixture_compare "$R" "savepoint at p $p"

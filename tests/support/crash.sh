@@ -237,8 +237,8 @@ fixture_restore_killed() {
     "$WEIR" run job.sql "$@" > /dev/null 2> log &
     pid=$! # restore_init's exit trap kills it if the test fails meanwhile
     for ((i = 0; i < 600; i++)); do
-        last=$(ls -d ckpt/chk-*/_metadata 2> /dev/null | sed 's/.*chk-\([0-9]*\).*/\1/' | sort -n | tail -1)
-        [ "${last:-0}" -gt "$first" ] && break
+        last=$(newest_checkpoint ckpt)
+        [ "$last" -gt "$first" ] && break
         kill -0 "$pid" 2> /dev/null || break
         sleep 0.02
     done
@@ -246,6 +246,21 @@ fixture_restore_killed() {
     wait "$pid" 2> /dev/null
     pid=
     fixture_stage "$PWD" 1
+}
+
+# The upgrade path's run: the fixture's savepoint copied into run folder
+# $2 and restored with --from at parallelism $1 (memory at 1, RocksDB
+# otherwise), to the end. Leaves the shell in $2 with its log, and the
+# savepoint's path in $spath.
+fixture_savepoint_run() {
+    local p=$1 opts=()
+    fixture_copy savepoint "$2"
+    cd "$2" || exit 1
+    spath=$(ls -d sp/savepoint-* | head -1)
+    [ "$p" = 1 ] || opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
+    "$WEIR" run job.sql --from "$spath" "${opts[@]}" -D parallelism.default="$p" > /dev/null 2> log ||
+        fail "savepoint at p $p: the restore failed"
+    grep -q "restoring from savepoint $spath" log || fail "savepoint at p $p: not restored from it"
 }
 
 # Run folder $1's folded output against the reference; $2 names the run.
