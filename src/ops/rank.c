@@ -515,7 +515,7 @@ static int fill_dropped(rank_op *o, const uint8_t *key, size_t klen, const uint8
         if (at >= sklen)
             return WEIR_ECORRUPT;
         bool null = sk[at++] != 1;
-        size_t iw = sk_int_width(t);
+        size_t iw = col < o->n_cols ? sk_int_width(t) : 0; /* (order columns are input columns) */
         if (null) {
             if (iw && o->drop[col])
                 fill_col(o, col, row, NULL, 0, true);
