@@ -25,25 +25,15 @@ for fixture in memory rocksdb rocksdb-incremental; do
     [ "$fixture" = rocksdb-incremental ] && opts+=(-D state.backend.incremental=true)
     for p in ${WEIR_CANON_PARALLELISMS:-1 2 3}; do
         R=$T/$fixture-$p
-        fixture_copy "$fixture" "$R"
-        first=$(ls -d "$R"/ckpt/chk-* | sed 's/.*chk-//' | sort -n | tail -1)
-        cd "$R" || exit 1
         # The first restore: killed once the job took a checkpoint of its own.
-        fixture_restore_killed "$first" "${opts[@]}" -D parallelism.default=$p
-        grep -q "restoring from checkpoint chk-$first " log || fail "$fixture at p $p: not restored from the fixture"
+        fixture_first_run "$fixture" "$R" "${opts[@]}" -D parallelism.default=$p
         for op in "Join\\[0\\]" "Join\\[1\\]" "IntervalJoin\\[0\\]" "Rank\\[0\\]" "Deduplicate\\[0\\]"; do
             grep -q "$op of ckpt/chk-$first keeps its rows in the canonical encoding" log ||
                 fail "$fixture at p $p: the re-encoding of $op is not said"
         done
-        # (older checkpoints are removed as newer ones complete)
-        last=$(newest_checkpoint ckpt)
-        [ "$last" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
         grep -aq "row format: compact-1" "ckpt/chk-$last/_metadata" ||
             fail "$fixture at p $p: the restored job's checkpoint does not name the compact rows"
-        # The second restore, from the restored job's own checkpoint, runs to the end.
-        "$WEIR" run job.sql "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log ||
-            fail "$fixture at p $p: the second restore failed"
-        grep -q "restoring from checkpoint chk-" log || fail "$fixture at p $p: the second run did not restore"
+        fixture_second_run "$fixture at p $p" "${opts[@]}" -D parallelism.default=$p
         grep -q "canonical encoding" log && fail "$fixture at p $p: a compact checkpoint taken as canonical"
         cd "$T" || exit 1
         fixture_compare "$R" "$fixture at p $p"

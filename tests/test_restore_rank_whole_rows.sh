@@ -34,21 +34,12 @@ for fixture in memory rocksdb; do
     [ "$fixture" = memory ] || opts+=(-D state.backend.type=rocksdb -D weir.state.dir=state)
     for p in ${WEIR_RANKROWS_PARALLELISMS:-1 2}; do
         R=$T/$fixture-$p
-        fixture_copy "$fixture" "$R"
-        first=$(ls -d "$R"/ckpt/chk-* | sed 's/.*chk-//' | sort -n | tail -1)
-        cd "$R" || exit 1
         # The first restore: killed once the job took a checkpoint of its own.
-        fixture_restore_killed "$first" "${opts[@]}" -D parallelism.default=$p
-        grep -q "restoring from checkpoint chk-$first " log || fail "$fixture at p $p: not restored from the fixture"
+        fixture_first_run "$fixture" "$R" "${opts[@]}" -D parallelism.default=$p
         said "$fixture at p $p" "ckpt/chk-$first"
-        last=$(newest_checkpoint ckpt)
-        [ "$last" -gt "$first" ] || fail "$fixture at p $p: the restored job took no checkpoint"
         [ "$(grep -ac "rank rows: 2" "ckpt/chk-$last/_metadata")" -ge 1 ] ||
             fail "$fixture at p $p: the restored job's checkpoint does not name the layout"
-        # The second restore, from the restored job's own checkpoint, runs to the end.
-        "$WEIR" run job.sql "${opts[@]}" -D parallelism.default=$p > /dev/null 2> log ||
-            fail "$fixture at p $p: the second restore failed"
-        grep -q "restoring from checkpoint chk-" log || fail "$fixture at p $p: the second run did not restore"
+        fixture_second_run "$fixture at p $p" "${opts[@]}" -D parallelism.default=$p
         grep -q "rows whole" log && fail "$fixture at p $p: a checkpoint of the new layout taken for whole rows"
         cd "$T" || exit 1
         fixture_compare "$R" "$fixture at p $p"

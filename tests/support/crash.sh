@@ -248,6 +248,32 @@ fixture_restore_killed() {
     fixture_stage "$PWD" 1
 }
 
+# The first restore of a fixture: checkpoint fixture $1 copied into run
+# folder $2 and restored from its newest checkpoint with the options that
+# follow, killed once the job took a checkpoint of its own. Leaves the
+# shell in $2 with its log; $first and $last are the fixture's checkpoint
+# and the job's own.
+fixture_first_run() {
+    local fixture=$1 run=$2
+    shift 2
+    fixture_copy "$fixture" "$run"
+    first=$(newest_checkpoint "$run/ckpt")
+    cd "$run" || exit 1
+    fixture_restore_killed "$first" "$@"
+    grep -q "restoring from checkpoint chk-$first " log || fail "$run: not restored from the fixture"
+    last=$(newest_checkpoint ckpt) # (older checkpoints are removed as newer ones complete)
+    [ "$last" -gt "$first" ] || fail "$run: the restored job took no checkpoint"
+}
+
+# The second restore, from the restored job's own checkpoint, runs to the
+# end with the options that follow; $1 names the run.
+fixture_second_run() {
+    local what=$1
+    shift
+    "$WEIR" run job.sql "$@" > /dev/null 2> log || fail "$what: the second restore failed"
+    grep -q "restoring from checkpoint chk-" log || fail "$what: the second run did not restore"
+}
+
 # The upgrade path's run: the fixture's savepoint copied into run folder
 # $2 and restored with --from at parallelism $1 (memory at 1, RocksDB
 # otherwise), to the end. Leaves the shell in $2 with its log, and the
