@@ -421,13 +421,7 @@ static inline void row_write(const rank_op *o, const weir_batch *in, uint32_t r,
 /* Clears out and writes row r of in into it, encoded as stored. */
 static int row_encode(const rank_op *o, const weir_batch *in, uint32_t r, weir_buf *out)
 {
-    size_t len = row_len(o, in, r);
-    weir_buf_clear(out);
-    if (weir_buf_reserve(out, len))
-        return WEIR_ENOMEM;
-    row_write(o, in, r, len, out->data);
-    out->len = len;
-    return 0;
+    return weir__crow_encode_skip(in, r, o->n_cols, o->drop, out);
 }
 
 /* A column value of w bytes at p into (out, row), or NULL. */

@@ -329,15 +329,26 @@ void weir__crow_write_skip(const weir_batch *b, uint32_t row, uint32_t n, size_t
     crow_write(b, row, n, len, p, skip);
 }
 
-int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out)
+static inline __attribute__((always_inline)) int crow_encode(const weir_batch *b, uint32_t row, uint32_t n,
+                                                            const bool *skip, weir_buf *out)
 {
-    size_t len = weir__crow_len(b, row, n);
+    size_t len = crow_len(b, row, n, skip);
     weir_buf_clear(out);
     if (weir_buf_reserve(out, len))
         return WEIR_ENOMEM;
-    weir__crow_write(b, row, n, len, out->data);
+    crow_write(b, row, n, len, out->data, skip);
     out->len = len;
     return 0;
+}
+
+int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out)
+{
+    return crow_encode(b, row, n, NULL, out);
+}
+
+int weir__crow_encode_skip(const weir_batch *b, uint32_t row, uint32_t n, const bool *skip, weir_buf *out)
+{
+    return skip ? crow_encode(b, row, n, skip, out) : crow_encode(b, row, n, NULL, out);
 }
 
 /*

@@ -61,6 +61,8 @@ void weir__crow_write(const weir_batch *b, uint32_t row, uint32_t n, size_t len,
  */
 size_t weir__crow_len_skip(const weir_batch *b, uint32_t row, uint32_t n, const bool *skip);
 void weir__crow_write_skip(const weir_batch *b, uint32_t row, uint32_t n, size_t len, uint8_t *dst, const bool *skip);
+/* weir__crow_encode with those columns left out (skip NULL: none). */
+int weir__crow_encode_skip(const weir_batch *b, uint32_t row, uint32_t n, const bool *skip, weir_buf *out);
 /* Decodes such a row as weir__crow_decode, the columns left out not written. */
 int weir__crow_decode_skip(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n,
                            const bool *skip);
