@@ -11,7 +11,8 @@ Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
   over    OVER aggregations, ROWS and RANGE frames, bounded and unbounded,
           PARTITION BY or not, with the per-partition lateness rule;
   topn    Top-N (ROW_NUMBER() <= N, with and without the rank number read,
-          ASC/DESC, NULLS FIRST/LAST);
+          ASC/DESC, NULLS FIRST/LAST, ordered by an INT, BIGINT, DECIMAL,
+          DOUBLE or STRING column);
   topnagg Top-N over an updating input (the retractable Top-N): ROW_NUMBER()
           over a GROUP BY's aggregate, per key or global, ASC/DESC, with
           and without the rank number, with an offset (rn BETWEEN M AND N),
@@ -350,7 +351,7 @@ def stable_desc(rows, col):
 def gen_topn(rng, qid):
     q = Query()
     part = rng.choice(["k", "s", None])
-    col = rng.choice(["v", "s", "d", "ts_ms"])
+    col = rng.choice(["v", "s", "d", "ts_ms", "m"])
     desc = rng.random() < 0.5
     nulls = rng.choice([None, None, "FIRST", "LAST"])
     # up to 10 ranks: with the rank number a row shifts down one rank at a time and comes out
@@ -364,15 +365,18 @@ def gen_topn(rng, qid):
         "v" if col == "s" else col, pw, order, " WHERE " + where[0] if where else "")
     shown = "" if col == "s" else ", " + col
     q.weir = "SELECT id, k, s%s%s FROM (%s) WHERE rn <= %d" % (shown, ", rn" if with_rn else "", inner, n)
-    q.kinds = (["big", "str", "str"] + ([] if col == "s" else [{"v": "int", "d": "dbl", "ts_ms": "big"}[col]]) +
+    q.kinds = (["big", "str", "str"] +
+               ([] if col == "s" else [{"v": "int", "d": "dbl", "ts_ms": "big", "m": "dec"}[col]]) +
                (["big"] if with_rn else []))
     colkey = "ts" if col == "ts_ms" else col
+    # m is DECIMAL(10,2), held here in cents (orders alike)
+    shown_value = (lambda r: None if r["m"] is None else Decimal(r["m"]) / 100) if col == "m" else (lambda r: r[colkey])
 
     def expected(db, rows, where=where):
         passing = set(r[0] for r in db.execute(
             "SELECT id FROM t" + (" WHERE " + where[1] if where else "")))
         rs = [r for r in rows if r["id"] in passing]
-        return [[r["id"], r["k"], r["s"]] + ([] if col == "s" else [r[colkey]]) + ([i] if with_rn else [])
+        return [[r["id"], r["k"], r["s"]] + ([] if col == "s" else [shown_value(r)]) + ([i] if with_rn else [])
                 for r, i in rank_rows(rs, part, colkey, desc, nulls, n)]
     q.expected = expected
     q.family = "topn"
