@@ -86,6 +86,9 @@ typedef struct ga_conf {
     uint32_t *view, *view_pos, *view_width;
     /* the view at index v lists its sharers in order at sharer[sharer_off[v]], view_width[v] of them */
     uint32_t *sharer, *sharer_off;
+    /* the aggregates a row is applied to, in order: every one but a view's other sharers (the view's first
+     * applies them all); of those, the views' first sharers (vhead, n_views) */
+    uint32_t *applied, n_applied, *vhead, n_views;
 } ga_conf;
 
 /* The accumulator of a COUNT(DISTINCT) whose values are in map state. */
@@ -149,8 +152,7 @@ typedef struct ga {
     weir_buf val;         /* state value being built */
     uint8_t key[GA_KEY_MAX];
     ga_rowkey *ring;      /* with views: row r's group key at ring[r % GA_RING] (key_ahead) */
-    ga_rowval *vring;     /* and its value of view n at vring[(r % GA_RING) * n_views + n] (views_prefetch) */
-    uint32_t n_views;
+    ga_rowval *vring;     /* and its value of view n at vring[(r % GA_RING) * conf->n_views + n] (views_prefetch) */
     uint64_t *n_updates;
     uint64_t *n_evictions;  /* times the COUNT(DISTINCT) cache outgrew its bound and was emptied */
     uint64_t *cache_peak;   /* the most bytes it held at the end of a batch */
@@ -191,6 +193,8 @@ static void conf_free(void *arg)
     weir_free(c->view_width);
     weir_free(c->sharer);
     weir_free(c->sharer_off);
+    weir_free(c->applied);
+    weir_free(c->vhead);
     weir_free(c);
 }
 
@@ -223,9 +227,8 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
                 widths[nv++] = c->view_width[i];
             }
         g->ring = weir_calloc(GA_RING, sizeof *g->ring);
-        g->vring = weir_calloc((size_t)GA_RING * nv, sizeof *g->vring);
-        g->n_views = nv;
-        for (size_t k = 0; g->vring && k < (size_t)GA_RING * nv; k++)
+        g->vring = weir_calloc((size_t)GA_RING * c->n_views, sizeof *g->vring);
+        for (size_t k = 0; g->vring && k < (size_t)GA_RING * c->n_views; k++)
             weir_buf_init(&g->vring[k].val);
         int rc = g->vnum && widths && g->ring && g->vring ? weir__gd_create(nv, widths, &g->dt) : WEIR_ENOMEM;
         weir_free(widths);
@@ -796,7 +799,7 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
     if (!any_pass)
         return 0;
     /* the value as views_prefetch encoded and hashed it, a few rows before */
-    const ga_rowval *rv = &g->vring[(r % GA_RING) * g->n_views + g->vnum[v]];
+    const ga_rowval *rv = &g->vring[(r % GA_RING) * c->n_views + g->vnum[v]];
     const weir_buf *dkey = &rv->val;
     bool present = rv->present;
     int rc = rv->rc;
@@ -883,7 +886,6 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     int64_t count = g->slots[slot].count;
     bool mini = g->before != NULL; /* the change is emitted at the end of the batch (emit_net) */
     g->slots[slot].last = r;
-    weir_batch_reset(g->prev);
     bool had = count > 0;
     bool retract = in->kind[r] == WEIR_ROW_UPDATE_BEFORE || in->kind[r] == WEIR_ROW_DELETE;
     if (retract && !had) {
@@ -892,16 +894,18 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
          * expired by TTL). Ignored, as Flink's group aggregation does. */
         return 0;
     }
+    if (!mini) /* the result before the row, to emit against (mini-batch: g->before's, at the batch's end) */
+        weir_batch_reset(g->prev);
     if (had && !mini) {
         weir_batch_append_row(g->prev);
         if ((rc = write_result(g, accs, in, r, g->prev, 0)))
             return rc;
     }
-    for (uint32_t i = 0; i < c->n_aggs && !rc; i++) {
+    for (uint32_t k = 0; k < c->n_applied && !rc; k++) {
+        uint32_t i = c->applied[k];
         const weir_agg *a = &c->aggs[i];
-        if (c->ext[i]) {
-            if (c->view[i] == i) /* the view's first sharer applies them all */
-                rc = view_apply(g, ctx, slot, i, in, r, retract, accs);
+        if (c->ext[i]) { /* the view's first sharer applies them all */
+            rc = view_apply(g, ctx, slot, i, in, r, retract, accs);
             continue;
         }
         if (!filter_passes(in, c->filter[i], r))
@@ -1001,16 +1005,15 @@ static void views_prefetch(ga *g, const weir_batch *in, uint32_t r)
             __builtin_prefetch(a + size - 1, 1);
         __builtin_prefetch(&g->hcount[grp], 1);
     }
-    for (uint32_t v = 0; v < c->n_aggs; v++) {
-        if (!c->ext[v] || c->view[v] != v)
-            continue;
-        ga_rowval *rv = &g->vring[(r % GA_RING) * g->n_views + g->vnum[v]];
+    for (uint32_t k = 0; k < c->n_views; k++) {
+        uint32_t v = c->vhead[k];
+        ga_rowval *rv = &g->vring[(r % GA_RING) * c->n_views + k]; /* k: the view's number, vnum[v] */
         rv->rc = weir__agg_distinct_key(&c->aggs[v], in, r, &rv->val, &rv->present);
         if (rv->rc || !rv->present)
             continue;
         rv->h = weir__gd_value_hash(rv->val.data, rv->val.len);
         if (key_ok)
-            weir__gd_prefetch(g->dt, g->vnum[v], h, rv->h);
+            weir__gd_prefetch(g->dt, k, h, rv->h);
     }
 }
 
@@ -1118,7 +1121,7 @@ static void ga_close(void *op)
     weir_free(g->kbuf);
     weir_free(g->acc_off);
     weir_buf_fini(&g->val);
-    for (size_t k = 0; g->vring && k < (size_t)GA_RING * g->n_views; k++)
+    for (size_t k = 0; g->vring && k < (size_t)GA_RING * g->conf->n_views; k++)
         weir_buf_fini(&g->vring[k].val);
     weir_free(g->vring);
     weir__gd_destroy(g->dt);
@@ -1156,8 +1159,10 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
     c->view_width = weir_calloc(n, sizeof *c->view_width);
     c->sharer = weir_calloc(n, sizeof *c->sharer);
     c->sharer_off = weir_calloc(n, sizeof *c->sharer_off);
+    c->applied = weir_calloc(n, sizeof *c->applied);
+    c->vhead = weir_calloc(n, sizeof *c->vhead);
     if (!c->aggs || !c->ext || !c->filter || !c->res || !c->view || !c->view_pos || !c->view_width || !c->sharer ||
-        !c->sharer_off) {
+        !c->sharer_off || !c->applied || !c->vhead) {
         conf_free(c);
         return WEIR_ENOMEM;
     }
@@ -1185,7 +1190,10 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
         if (c->ext[i] && c->view[i] == i) {
             c->sharer_off[i] = off;
             off += c->view_width[i];
+            c->vhead[c->n_views++] = i;
         }
+        if (!c->ext[i] || c->view[i] == i)
+            c->applied[c->n_applied++] = i;
     }
     for (uint32_t i = 0; i < cfg->n_aggs; i++)
         if (c->ext[i])
