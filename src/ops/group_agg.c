@@ -120,7 +120,7 @@ typedef struct ga_rowkey {
 typedef struct ga_rowval {
     weir_buf val; /* its canonical bytes (weir__agg_distinct_key) */
     uint64_t h;   /* weir__gd_value_hash of them */
-    int rc;       /* of the encoding: nonzero, apply_row encodes it again and fails */
+    int rc;       /* of the encoding: nonzero, view_apply fails the row with it (when a FILTER lets it in) */
     bool present; /* not NULL */
 } ga_rowval;
 
