@@ -498,15 +498,19 @@ static int view_grow(const gd_table *t, gd_view *w)
     return 0;
 }
 
-/* A record's hash: its value's, mixed with its group key's (known before the group's number). */
+/* A record's hash from its value's: mixed with its group key's (known before the group's number). */
+static uint64_t rec_mix(uint64_t ghash, uint64_t vhash) { return vhash ^ (ghash * 0x9E3779B97F4A7C15ull); }
+
+uint64_t weir__gd_value_hash(const void *val, size_t vlen) { return weir_key_hash(val, vlen); }
+
 static uint64_t rec_hash(uint64_t ghash, const void *val, size_t vlen)
 {
-    return weir_key_hash(val, vlen) ^ (ghash * 0x9E3779B97F4A7C15ull);
+    return rec_mix(ghash, weir__gd_value_hash(val, vlen));
 }
 
-/* The record of (grp, val) in view w, inserted as zeros when new; ghash: the group key's hash. */
-static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_rec **out,
-                     bool *inserted)
+/* The record of (grp, val) in view w, inserted as zeros when new; vhash: the value's hash. */
+static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *val, size_t vlen, uint64_t vhash,
+                     gd_rec **out, bool *inserted)
 {
     *inserted = false;
     if (w->level == GD_SMALL && vlen != GD_SMALL_VLEN) {
@@ -514,7 +518,7 @@ static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *va
         if (rc)
             return rc;
     }
-    uint64_t h = rec_hash(t->g[grp].hash, val, vlen);
+    uint64_t h = rec_mix(t->g[grp].hash, vhash);
     uint64_t inl = 0, tag = h >> GD_TAG_SHIFT << GD_TAG_SHIFT;
     bool is_inline = vlen <= sizeof inl;
     if (is_inline && vlen)
@@ -586,10 +590,16 @@ static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *va
 int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts,
                     bool *unknown)
 {
+    return weir__gd_counts_hashed(t, grp, v, val, vlen, weir__gd_value_hash(val, vlen), counts, unknown);
+}
+
+int weir__gd_counts_hashed(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, uint64_t vhash,
+                           int64_t **counts, bool *unknown)
+{
     gd_view *w = &t->views[v];
     gd_rec *r;
     bool inserted;
-    int rc = view_find(t, w, grp, val, vlen, &r, &inserted);
+    int rc = view_find(t, w, grp, val, vlen, vhash, &r, &inserted);
     if (rc)
         return rc;
     *unknown = inserted && !t->g[grp].complete;
@@ -625,14 +635,15 @@ int weir__gd_put(gd_table *t)
     return rc ? rc : rec_set(w, rec_at(w, t->cur_i), t->cnt);
 }
 
-void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, const void *val, size_t vlen)
+void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, uint64_t vhash)
 {
     const gd_view *w = &t->views[v];
     if (!w->rec)
         return;
-    const uint8_t *r = (const uint8_t *)rec_at(w, home(w, rec_hash(ghash, val, vlen)));
+    const uint8_t *r = (const uint8_t *)rec_at(w, home(w, rec_mix(ghash, vhash)));
     __builtin_prefetch(r, 1);
-    if (64 % w->stride) /* a record may straddle two lines (the block is 64-aligned) */
+    /* a record may straddle two lines (the block is 64-aligned) unless its stride, a power of two, divides a line */
+    if ((w->stride & (w->stride - 1)) || w->stride > 64)
         __builtin_prefetch(r + w->stride - 1, 1);
 }
 
@@ -641,7 +652,7 @@ int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t
     gd_view *w = &t->views[v];
     gd_rec *r;
     bool inserted;
-    int rc = view_find(t, w, grp, val, vlen, &r, &inserted);
+    int rc = view_find(t, w, grp, val, vlen, weir__gd_value_hash(val, vlen), &r, &inserted);
     if (rc)
         return rc;
     memcpy(t->cnt, counters, (size_t)w->width * sizeof *t->cnt);
