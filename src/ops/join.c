@@ -896,6 +896,33 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     return residual(j, ctx);
 }
 
+/*
+ * An error of the residual names candidate i ("... (row i)"): it becomes the
+ * input row whose candidate it is and the candidate's place among that
+ * row's (the other input's rows under its key), both from 0 as rows are.
+ */
+static void name_input_row(const join_op *j, weir_error *err)
+{
+    char *at = strrchr(err->message, '(');
+    unsigned i;
+    int end = 0;
+    if (!at || sscanf(at, "(row %u)%n", &i, &end) != 1 || at[end] || at == err->message || at[-1] != ' ')
+        return;
+    uint32_t row = j->in_row, first = 0, next = j->n_refs;
+    if (j->batched) { /* the waiting row whose candidates [first, next) hold i */
+        for (uint32_t p = 0; p < j->n_pend && j->pend[p].first <= i; p++) {
+            row = j->pend[p].row;
+            first = j->pend[p].first;
+            next = p + 1 < j->n_pend ? j->pend[p + 1].first : j->n_refs;
+        }
+    }
+    at[-1] = 0;
+    char msg[sizeof err->message];
+    snprintf(msg, sizeof msg, "%.400s (row %u, with the other input's row %u of the %u under its key)", err->message,
+             row, i - first, next - first);
+    memcpy(err->message, msg, sizeof msg);
+}
+
 /* The residual over candidates [0, n_refs) into j->core.sel (all selected without one). */
 static int residual(join_op *j, weir_op_ctx *ctx)
 {
@@ -907,8 +934,10 @@ static int residual(join_op *j, weir_op_ctx *ctx)
     weir_error err = {0};
     weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
     if (weir_expr_filter(c->residual, j->core.cand, j->core.env, j->core.sel,
-                         &err))
+                         &err)) {
+        name_input_row(j, &err);
         return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "join condition: %s", err.message);
+    }
     return 0;
 }
 
