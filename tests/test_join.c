@@ -37,6 +37,7 @@ typedef struct jt {
     int64_t ttl_ms;          /* state TTL of the join */
     bool insert_only[2];     /* the sides declared insert-only (weir_join_config.insert_only) */
     weir_expr *residual;     /* the residual when set (made in arena), else lv <> residual_ne */
+    uint32_t batch_size;     /* the job's; 0: 4 */
     size_t fed;              /* rows fed since the job started */
 } jt;
 
@@ -63,7 +64,7 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
     weir_job_config cfg;
     weir_job_config_init(&cfg);
     cfg.parallelism = parallelism;
-    cfg.batch_size = 4;
+    cfg.batch_size = t->batch_size ? t->batch_size : 4;
     if (t->clock)
         cfg.clock = *t->clock;
     if (t->rocksdb_dir) {
@@ -1111,6 +1112,56 @@ Test(join, batched_residual_keeps_row_order, .timeout = 120)
     for (int r = 0; r < NR; r++)
         for (int i = 0; i < NL; i++) {
             if (i % 5 == 3)
+                continue;
+            int n = snprintf(row, sizeof row, "+I 1,l%d,1,r%d\n", i, r);
+            cr_assert_eq(weir_buf_put(&want, row, (size_t)n), 0);
+        }
+    cr_assert_eq(weir_buf_put(&want, "", 1), 0);
+    jt_finish(&t, (const char *)want.data);
+    weir_buf_fini(&want);
+}
+
+/*
+ * One input batch meets more than 4 096 candidates, at a fixed shape: 1 100
+ * left rows of one key (lv 'skip' for every 7th from the 4th), then eight
+ * right rows given at once to a job of batch size 8, so that one batch of
+ * them reaches the join. After its fourth row 4 400 candidates wait: they
+ * are evaluated and emitted before the fifth row is gathered, the other
+ * four rows' at the batch's end. The output is the nested-loop join's in
+ * arrival order: each right row's pairs in the left rows' order, those the
+ * residual (lv <> 'skip') rejects left out.
+ */
+Test(join, batched_residual_over_more_than_4096_candidates_of_one_batch, .timeout = 120)
+{
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.insert_only[L] = t.insert_only[R] = true;
+    t.batch_size = 8;
+    jt_start_ex(&t, WEIR_JOIN_INNER, 1, "skip", NULL);
+    enum { NL = 1100, NR = 8 };
+    char row[64];
+    for (int i = 0; i < NL; i++) {
+        if (i % 7 == 3)
+            snprintf(row, sizeof row, "+I,1,skip");
+        else
+            snprintf(row, sizeof row, "+I,1,l%d", i);
+        th_source_row_text(t.src[L], 0, 0, row);
+    }
+    cr_assert(th_source_wait_read(t.src[L], 0, GUARD_MS));
+    t.fed = NL;
+    cr_assert(join_took(&t, t.fed));
+    char rights[NR][16];
+    const char *rp[NR];
+    for (int r = 0; r < NR; r++) {
+        snprintf(rights[r], sizeof rights[r], "+I,1,r%d", r);
+        rp[r] = rights[r];
+    }
+    th_source_rows_text(t.src[R], 0, 0, rp, NR);
+    weir_buf want;
+    weir_buf_init(&want);
+    for (int r = 0; r < NR; r++)
+        for (int i = 0; i < NL; i++) {
+            if (i % 7 == 3)
                 continue;
             int n = snprintf(row, sizeof row, "+I 1,l%d,1,r%d\n", i, r);
             cr_assert_eq(weir_buf_put(&want, row, (size_t)n), 0);
