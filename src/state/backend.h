@@ -106,10 +106,12 @@ void weir__state_prefetch(weir_state *st, uint64_t key_hash, int stage);
  * without TTL the stamp is ignored. Writes, as weir_value_put and
  * weir_map_put are.
  */
-int weir__state_stamp(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, int64_t *stamp);
-int weir__value_put_stamped(weir_state *st, const void *ns, size_t ns_len, int64_t stamp, const void *val,
-                            size_t len);
-int weir__map_put_stamped(weir_state *st, const void *ns, size_t ns_len, const void *k, size_t klen, int64_t stamp,
+int weir__state_stamp(weir_state *st, const void *ns, size_t ns_len,
+                      const void *k, size_t klen, int64_t *stamp);
+int weir__value_put_stamped(weir_state *st, const void *ns, size_t ns_len,
+                            int64_t stamp, const void *val, size_t len);
+int weir__map_put_stamped(weir_state *st, const void *ns, size_t ns_len,
+                          const void *k, size_t klen, int64_t stamp,
                           const void *v, size_t vlen);
 
 /* Bytes of state held (approximate), for metrics and inspect. */
