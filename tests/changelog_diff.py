@@ -12,7 +12,10 @@ Families (--families / WEIR_CLDIFF_FAMILIES, "-name" leaves one out):
           PARTITION BY or not, with the per-partition lateness rule;
   topn    Top-N (ROW_NUMBER() <= N, with and without the rank number read,
           ASC/DESC, NULLS FIRST/LAST, ordered by an INT, BIGINT, DECIMAL,
-          DOUBLE or STRING column);
+          DOUBLE or STRING column, or by a DATE, TIME(0/3), TIMESTAMP(0/3/6/9)
+          or TIMESTAMP_LTZ one made in the query, NULL where v is, dates
+          and times before 1970 among them: kept rows leave such columns
+          out and rebuild them from the sort key, and the query shows it);
   topnagg Top-N over an updating input (the retractable Top-N): ROW_NUMBER()
           over a GROUP BY's aggregate, per key or global, ASC/DESC, with
           and without the rank number, with an offset (rn BETWEEN M AND N),
@@ -74,6 +77,7 @@ WEIR_DIFF_WORKERS (jobs at once).
 """
 
 import collections
+import datetime
 import functools
 import os
 import random
@@ -348,9 +352,38 @@ def stable_desc(rows, col):
     return out
 
 
+def tdiv(a, b):
+    """a / b of SQL integers: the quotient truncated toward zero."""
+    return a // b if a >= 0 else -((-a) // b)
+
+
+DAY_MS = 86400000
+# ORDER BY columns of time types, made from the row in the query (NULL where
+# v is): (SQL, output kind, value in the oracle: days or milliseconds as
+# printed, the order's too). Dates from 1956 to 2023, times of day around
+# the clock from negative times, timestamps before 1970 and after; whole
+# seconds where the type has no fraction (weir keeps milliseconds in every
+# precision, docs/sql.md), so every value prints as it orders.
+TIME_ORDER = {
+    "date": ("TIMESTAMPADD(DAY, v * 977, DATE '1970-01-01')", lambda r: r["v"] * 977),
+    "time0": ("TIMESTAMPADD(SECOND, CAST(MOD(ts_ms / 1000 + v, 86400) AS INT), TIME '00:00:00')",
+              lambda r: (tdiv(r["ts"], 1000) + r["v"]) % 86400 * 1000),
+    "time3": ("TIMESTAMPADD(MILLISECOND, CAST(MOD(ts_ms + v, %d) AS INT), TIME '00:00:00.000')" % DAY_MS,
+              lambda r: (r["ts"] + r["v"]) % DAY_MS),
+    "ts0": ("CAST(TO_TIMESTAMP_LTZ(v * 1000003 + MOD(id, 3), 0) AS TIMESTAMP(0))",
+            lambda r: (r["v"] * 1000003 + r["id"] % 3) * 1000),
+    "ts3": ("CAST(TO_TIMESTAMP_LTZ(ts_ms + v, 3) AS TIMESTAMP(3))", lambda r: r["ts"] + r["v"]),
+    "ts6": ("CAST(TO_TIMESTAMP_LTZ(ts_ms + v, 3) AS TIMESTAMP(6))", lambda r: r["ts"] + r["v"]),
+    "ts9": ("CAST(TO_TIMESTAMP_LTZ(ts_ms + v, 3) AS TIMESTAMP(9))", lambda r: r["ts"] + r["v"]),
+    "ltz": ("TO_TIMESTAMP_LTZ(ts_ms + v, 3)", lambda r: r["ts"] + r["v"]),
+}
+
+
 def gen_topn(rng, qid):
     q = Query()
     part = rng.choice(["k", "s", None])
+    if rng.random() < 0.4:
+        return gen_topn_time(rng, part)
     col = rng.choice(["v", "s", "d", "ts_ms", "m"])
     desc = rng.random() < 0.5
     nulls = rng.choice([None, None, "FIRST", "LAST"])
@@ -378,6 +411,36 @@ def gen_topn(rng, qid):
         rs = [r for r in rows if r["id"] in passing]
         return [[r["id"], r["k"], r["s"]] + ([] if col == "s" else [shown_value(r)]) + ([i] if with_rn else [])
                 for r, i in rank_rows(rs, part, colkey, desc, nulls, n)]
+    q.expected = expected
+    q.family = "topn"
+    return q
+
+
+def gen_topn_time(rng, part):
+    """A Top-N ordered by a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ column
+    (TIME_ORDER), which its kept rows leave out and rebuild from the sort
+    key: the column is shown, so a value rebuilt wrong shows."""
+    q = Query()
+    kind = rng.choice(sorted(TIME_ORDER))
+    expr, value = TIME_ORDER[kind]
+    desc = rng.random() < 0.5
+    nulls = rng.choice([None, None, "FIRST", "LAST"])
+    n = rng.randint(1, 4) if rng.random() < 0.7 else rng.randint(5, 10)
+    with_rn = rng.random() < 0.5
+    where = cond(rng) if rng.random() < 0.3 else None
+    pw = "PARTITION BY %s " % part if part else ""
+    order = "o%s%s" % (" DESC" if desc else "", " NULLS " + nulls if nulls else "")
+    inner = "SELECT id, k, s, o, ROW_NUMBER() OVER (%sORDER BY %s) AS rn FROM (SELECT id, k, s, %s AS o FROM t%s)" % (
+        pw, order, expr, " WHERE " + where[0] if where else "")
+    q.weir = "SELECT id, k, s, o%s FROM (%s) WHERE rn <= %d" % (", rn" if with_rn else "", inner, n)
+    q.kinds = ["big", "str", "str", kind] + (["big"] if with_rn else [])
+
+    def expected(db, rows, where=where):
+        passing = set(r[0] for r in db.execute(
+            "SELECT id FROM t" + (" WHERE " + where[1] if where else "")))
+        rs = [dict(r, o=None if r["v"] is None else value(r)) for r in rows if r["id"] in passing]
+        return [[r["id"], r["k"], r["s"], r["o"]] + ([i] if with_rn else [])
+                for r, i in rank_rows(rs, part, "o", desc, nulls, n)]
     q.expected = expected
     q.family = "topn"
     return q
@@ -729,7 +792,27 @@ def gen_job(seed, index, fams, max_queries):
 
 def sink_type(kind):
     return {"big": "BIGINT", "int": "INT", "str": "STRING", "dec": "DECIMAL(18, 2)",
-            "dec6": "DECIMAL(38, 6)", "dbl": "DOUBLE"}[kind]
+            "dec6": "DECIMAL(38, 6)", "dbl": "DOUBLE", "date": "DATE", "time0": "TIME(0)", "time3": "TIME(3)",
+            "ts0": "TIMESTAMP(0)", "ts3": "TIMESTAMP(3)", "ts6": "TIMESTAMP(6)", "ts9": "TIMESTAMP(9)",
+            "ltz": "TIMESTAMP_LTZ(3)"}[kind]
+
+
+def parse_value(kind, text):
+    """A printed value: a DATE as days since 1970-01-01, a TIME as
+    milliseconds of the day, a timestamp as epoch milliseconds (an LTZ's
+    in UTC, the session's zone); others as sql_diff reads them."""
+    if text == "null":
+        return None
+    if kind == "date":
+        y, mo, d = text.split("-")
+        return (datetime.date(int(y), int(mo), int(d)) - datetime.date(1970, 1, 1)).days
+    if kind.startswith("time"):
+        hms, _, frac = text.partition(".")
+        f = [int(x) for x in hms.split(":")] + [0]
+        return ((f[0] * 60 + f[1]) * 60 + f[2]) * 1000 + int((frac or "0")[:3].ljust(3, "0"))
+    if kind.startswith("ts") or kind == "ltz":
+        return sd.parse_ts(text[:-1] if kind == "ltz" and text.endswith("Z") else text)
+    return sd.parse_value(kind, text)
 
 
 def job_sql(j, queries):
@@ -834,7 +917,7 @@ def check_lines(j, queries, sd_lines):
                 probs.append("row has %d fields, expected %d: [%s]" % (len(f), len(q.kinds), text))
                 continue
             try:
-                got[tuple(norm(k, sd.parse_value("dec" if k == "dec" else k, x))
+                got[tuple(norm(k, parse_value(k, x))
                           for k, x in zip(q.kinds, f))] += n
             except (ValueError, ArithmeticError) as e:
                 probs.append("cannot parse [%s]: %s" % (text, e))
@@ -843,7 +926,7 @@ def check_lines(j, queries, sd_lines):
             seq = []
             for text in seqs.get("%s%d" % (LINE_PREFIX, q.qid), []):
                 f = text[3:-1].split(", ")
-                seq.append((text[:2],) + tuple(norm(k, sd.parse_value(k, x)) for k, x in zip(q.kinds, f)))
+                seq.append((text[:2],) + tuple(norm(k, parse_value(k, x)) for k, x in zip(q.kinds, f)))
             exp = [("+I",) + tuple(norm(k, v) for k, v in zip(q.kinds, vals)) for vals in q.expected(db, j.rows)]
             if seq != exp:
                 at = next(i for i in range(min(len(seq), len(exp)) + 1)

@@ -36,6 +36,8 @@ typedef struct jt {
     const weir_clock *clock; /* the job's clock, or NULL for the system clock */
     int64_t ttl_ms;          /* state TTL of the join */
     bool insert_only[2];     /* the sides declared insert-only (weir_join_config.insert_only) */
+    weir_expr *residual;     /* the residual when set (made in arena), else lv <> residual_ne */
+    uint32_t batch_size;     /* the job's; 0: 4 */
     size_t fed;              /* rows fed since the job started */
 } jt;
 
@@ -62,7 +64,7 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
     weir_job_config cfg;
     weir_job_config_init(&cfg);
     cfg.parallelism = parallelism;
-    cfg.batch_size = 4;
+    cfg.batch_size = t->batch_size ? t->batch_size : 4;
     if (t->clock)
         cfg.clock = *t->clock;
     if (t->rocksdb_dir) {
@@ -94,7 +96,9 @@ static void jt_start_ex(jt *t, weir_join_type type, uint32_t parallelism, const 
         jc.cand_schema = t->out;
     }
     jc.keys[0].n = jc.keys[1].n = 1;
-    if (residual_ne) {
+    if (t->residual) {
+        jc.residual = t->residual;
+    } else if (residual_ne) {
         /* lv <> residual_ne: a condition on the left row only */
         weir_error err = {0};
         weir_expr *a[2], *e;
@@ -1115,4 +1119,121 @@ Test(join, batched_residual_keeps_row_order, .timeout = 120)
     cr_assert_eq(weir_buf_put(&want, "", 1), 0);
     jt_finish(&t, (const char *)want.data);
     weir_buf_fini(&want);
+}
+
+/*
+ * One input batch meets more than 4 096 candidates, at a fixed shape: 1 100
+ * left rows of one key (lv 'skip' for every 7th from the 4th), then eight
+ * right rows given at once to a job of batch size 8, so that one batch of
+ * them reaches the join. After its fourth row 4 400 candidates wait: they
+ * are evaluated and emitted before the fifth row is gathered, the other
+ * four rows' at the batch's end. The output is the nested-loop join's in
+ * arrival order: each right row's pairs in the left rows' order, those the
+ * residual (lv <> 'skip') rejects left out.
+ */
+Test(join, batched_residual_over_more_than_4096_candidates_of_one_batch, .timeout = 120)
+{
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.insert_only[L] = t.insert_only[R] = true;
+    t.batch_size = 8;
+    jt_start_ex(&t, WEIR_JOIN_INNER, 1, "skip", NULL);
+    enum { NL = 1100, NR = 8 };
+    char row[64];
+    for (int i = 0; i < NL; i++) {
+        if (i % 7 == 3)
+            snprintf(row, sizeof row, "+I,1,skip");
+        else
+            snprintf(row, sizeof row, "+I,1,l%d", i);
+        th_source_row_text(t.src[L], 0, 0, row);
+    }
+    cr_assert(th_source_wait_read(t.src[L], 0, GUARD_MS));
+    t.fed = NL;
+    cr_assert(join_took(&t, t.fed));
+    char rights[NR][16];
+    const char *rp[NR];
+    for (int r = 0; r < NR; r++) {
+        snprintf(rights[r], sizeof rights[r], "+I,1,r%d", r);
+        rp[r] = rights[r];
+    }
+    th_source_rows_text(t.src[R], 0, 0, rp, NR);
+    weir_buf want;
+    weir_buf_init(&want);
+    for (int r = 0; r < NR; r++)
+        for (int i = 0; i < NL; i++) {
+            if (i % 7 == 3)
+                continue;
+            int n = snprintf(row, sizeof row, "+I 1,l%d,1,r%d\n", i, r);
+            cr_assert_eq(weir_buf_put(&want, row, (size_t)n), 0);
+        }
+    cr_assert_eq(weir_buf_put(&want, "", 1), 0);
+    jt_finish(&t, (const char *)want.data);
+    weir_buf_fini(&want);
+}
+
+/*
+ * A run-time error of an inner join's residual names the input row and
+ * which of its key's rows on the other input it met, though the residual
+ * ran over the candidates of several input rows at once: 10 / (lv - rv)
+ * <> 0 (both as BIGINT) divides by zero where they are equal. 1 000 left
+ * rows (lv 0 to 999) of one key, then four right rows in a burst (rv 5000,
+ * 5001, 5002, 37), up to 4 000 candidates evaluated together: the error
+ * names the fourth right row (its place in its input batch: 3 when the
+ * burst came as one batch) and left row 37 of the 1 000, not the pair's
+ * place among the pooled candidates (3 037).
+ */
+Test(join, residual_error_names_the_input_row_and_its_match, .timeout = 120)
+{
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.insert_only[L] = t.insert_only[R] = true;
+    weir_error err = {0};
+    weir_expr *lv, *rv, *d, *q, *e, *a[2];
+    t.arena = weir_expr_arena_create();
+    cr_assert(t.arena);
+    cr_assert_eq(weir_expr_column(t.arena, 1, weir_type_make(WEIR_TYPE_STRING, true), &a[0], &err), 0);
+    cr_assert_eq(weir_expr_cast(t.arena, a[0], weir_type_make(WEIR_TYPE_BIGINT, true), false, &lv, &err), 0);
+    cr_assert_eq(weir_expr_column(t.arena, 3, weir_type_make(WEIR_TYPE_STRING, true), &a[0], &err), 0);
+    cr_assert_eq(weir_expr_cast(t.arena, a[0], weir_type_make(WEIR_TYPE_BIGINT, true), false, &rv, &err), 0);
+    a[0] = lv, a[1] = rv;
+    cr_assert_eq(weir_expr_call(t.arena, "-", a, 2, &d, &err), 0, "%s", err.message);
+    a[0] = weir_expr_lit_bigint(t.arena, 10), a[1] = d;
+    cr_assert_eq(weir_expr_call(t.arena, "/", a, 2, &q, &err), 0, "%s", err.message);
+    a[0] = q, a[1] = weir_expr_lit_bigint(t.arena, 0);
+    cr_assert_eq(weir_expr_call(t.arena, "<>", a, 2, &e, &err), 0, "%s", err.message);
+    t.residual = e;
+    jt_start_ex(&t, WEIR_JOIN_INNER, 1, NULL, NULL);
+    enum { NL = 1000 };
+    char row[64];
+    for (int i = 0; i < NL; i++) {
+        snprintf(row, sizeof row, "+I,1,%d", i);
+        th_source_row_text(t.src[L], 0, 0, row);
+    }
+    cr_assert(th_source_wait_read(t.src[L], 0, GUARD_MS));
+    t.fed = NL;
+    cr_assert(join_took(&t, t.fed));
+    const char *right[] = {"+I,1,5000", "+I,1,5001", "+I,1,5002", "+I,1,37"};
+    for (int r = 0; r < 4; r++)
+        th_source_row_text(t.src[R], 0, 0, right[r]);
+    th_source_end_all(t.src[L]);
+    th_source_end_all(t.src[R]);
+    cr_assert_neq(weir_job_wait(t.job), 0, "the division by zero did not fail the job");
+    const char *msg = weir_job_error(t.job), *at = strstr(msg, "join condition: ");
+    cr_assert(at, "%s", msg);
+    const char *tail = " (row %u, with the other input's row 37 of the 1000 under its key)";
+    const char *open = strstr(at, " (row ");
+    unsigned rn = 99;
+    int end = 0;
+    cr_assert(open && sscanf(open, " (row %u, with the other input's row 37 of the 1000 under its key)%n", &rn, &end) == 1 &&
+                  end > 0,
+              "the error does not name the input row and its match as%s: %s", tail, msg);
+    cr_assert_leq(rn, 3, "row %u is past the burst of four: %s", rn, msg);
+    weir_job_destroy(t.job);
+    th_collect_destroy(t.sink);
+    for (int s = 0; s < 2; s++)
+        th_source_destroy(t.src[s]);
+    weir_schema_destroy(t.in);
+    weir_schema_destroy(t.side);
+    weir_schema_destroy(t.out);
+    weir_expr_arena_destroy(t.arena);
 }

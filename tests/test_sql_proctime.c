@@ -926,3 +926,114 @@ Test(sql_proctime, state_ttl_drops_a_groups_distinct_values_with_it, .timeout = 
     }
     free(want);
 }
+
+/* Visits the records_in metric of the Rank operator (ud: a double). */
+static void rank_in_visit(void *ud, const char *name, double value)
+{
+    size_t n = strlen(name);
+    if (n > 18 && !strcmp(name + n - 18, ".Rank.0.records_in"))
+        *(double *)ud = value;
+}
+
+/* Polls (1 ms steps) until the Rank operator took at least n rows; false on timeout. */
+static bool wait_rank_in(weir_job *job, double n)
+{
+    for (int i = 0; i < GUARD_MS; i++) {
+        double in = 0;
+        weir_job_metrics(job, rank_in_visit, &in);
+        if (in >= n)
+            return true;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
+/* The whole file at path (NUL-terminated), or NULL. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    char chunk[4096];
+    size_t got;
+    while (mem && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, got, mem);
+    fclose(f);
+    if (mem)
+        fclose(mem);
+    return buf;
+}
+
+/*
+ * A Top-1 per id % 2 with a 1 h state TTL, restored from a checkpoint of a
+ * weir that kept every Top-N row whole (tests/data/rank_ttl_whole_rows:
+ * its rows written between `from` and `to` of the wall clock, the source
+ * at `pos`). The restore re-encodes the kept rows; they keep the stamps of
+ * their last write, so they expire 1 h after it, not 1 h after the
+ * restore. On a manual clock, 10 rows per step: at to + 30 min (ids pos..)
+ * and at from + 1 h - 1 ms (ids pos + 10..) every new row is larger than
+ * the kept one of its parity, which is still live: nothing comes out. At
+ * to + 1 h the restored rows have expired: the first row of each parity of
+ * the third step (ids pos + 20.., 1 s after the second at least) ranks
+ * first again (+I). A restore that
+ * took its re-encoding for a write keeps them until to + 1 h 30 min and
+ * prints nothing. On the heap and on RocksDB.
+ */
+Test(sql_proctime, rank_rows_reencoded_after_a_restore_keep_their_ttl, .timeout = 180)
+{
+    const char *fix = WEIR_SOURCE_DIR "/tests/data/rank_ttl_whole_rows";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/job.sql", fix);
+    char *job = read_text(path);
+    snprintf(path, sizeof path, "%s/taken", fix);
+    char *taken = read_text(path);
+    cr_assert(job && taken, "the fixture is not in %s", fix);
+    long long from, to, pos;
+    cr_assert_eq(sscanf(taken, "%lld %lld %lld", &from, &to, &pos), 3, "taken: %s", taken);
+    const int64_t min = 60 * 1000, hour = 60 * min;
+    char want[128];
+    int64_t third = pos + 20; /* the first id of the third step */
+    snprintf(want, sizeof want, "+I[0, %lld]\n+I[1, %lld]\n", (long long)(third + third % 2),
+             (long long)(third + 1 - third % 2)); /* sorted */
+    for (int rocks = 0; rocks < 2; rocks++) {
+        char dir[] = "/tmp/weir-rank-ttl-XXXXXX", cmd[2048], ck_dir[512], restore[512];
+        cr_assert(mkdtemp(dir));
+        snprintf(cmd, sizeof cmd, "cp -r '%s/ckpt' '%s/fixture'", fix, dir);
+        cr_assert_eq(system(cmd), 0);
+        snprintf(ck_dir, sizeof ck_dir, "%s/checkpoints", dir);
+        snprintf(restore, sizeof restore, "%s/fixture", dir);
+        weir_checkpoint_config ck;
+        weir_checkpoint_config_init(&ck);
+        ck.dir = ck_dir;
+        ck.restore = WEIR_RESTORE_PATH;
+        ck.restore_path = restore;
+        char *sql = malloc(strlen(job) + 1024);
+        cr_assert(sql);
+        sprintf(sql, "%s%s%s%s", rocks ? "SET 'state.backend.type' = 'rocksdb';\nSET 'weir.state.dir' = '" : "",
+                rocks ? dir : "", rocks ? "/state';\n" : "", job);
+        weir_manual_clock *mc = weir_manual_clock_create(to + 30 * min);
+        sql_run r;
+        run_start_ck(&r, sql, weir_manual_clock_get(mc), 1, &ck);
+        cr_assert_str_neq(weir_job_restored_from(r.job), "", "the job did not restore the fixture");
+        cr_assert(wait_rank_in(r.job, 10), "the first step's rows did not reach the Top-N");
+        weir_manual_clock_set(mc, from + hour - 1);
+        cr_assert(wait_rank_in(r.job, 20), "the second step's rows did not reach the Top-N");
+        weir_manual_clock_set(mc, (to > from + 1000 ? to : from + 1000) + hour); /* a second's rows after the second step */
+        cr_assert(wait_rank_in(r.job, 30), "the third step's rows did not reach the Top-N");
+        weir_job_stop(r.job);
+        char *got = run_finish(&r);
+        cr_assert_str_eq(got, want, "%s: the restored rows did not expire 1 h after their last write:\n%s",
+                         rocks ? "rocksdb" : "heap", got);
+        free(got);
+        free(sql);
+        weir_manual_clock_destroy(mc);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+    free(job);
+    free(taken);
+}

@@ -817,6 +817,72 @@ static void case_ttl_create_and_write(const char *kind)
     weir_manual_clock_destroy(mc);
 }
 
+/*
+ * The stamp of a value and of a map entry, and puts that keep a given
+ * stamp (an operator rewriting restored state in a new layout): the
+ * rewritten entry expires when the one it replaces would have, not a TTL
+ * after the rewrite. A state without TTL ignores the stamp.
+ */
+static void case_ttl_stamped_puts(const char *kind)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    weir__backend *be = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
+    weir_state *v =
+        reg(be, "v", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *m =
+        reg(be, "m", WEIR_STATE_MAP, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    weir_state *plain = reg(be, "p", WEIR_STATE_VALUE, 0, 0);
+    char buf[64];
+    int64_t sv = 0, sm = 0, sp = 0;
+    cr_assert_eq(setk(be, "k"), 0);
+    cr_assert_eq(weir__state_stamp(v, NS(""), NULL, 0, &sv), WEIR_ENOTFOUND);
+    put_s(v, "", "old");
+    put_s(plain, "", "forever");
+    cr_assert_eq(weir_map_put(m, NS(""), "a", 1, "1", 1), 0);
+    weir_manual_clock_set(mc, 1040);
+    cr_assert_eq(weir_map_put(m, NS(""), "b", 1, "2", 1), 0);
+    weir_manual_clock_set(mc, 1060);
+    cr_assert_eq(weir__state_stamp(v, NS(""), NULL, 0, &sv), 0);
+    cr_assert_eq(sv, 1000);
+    cr_assert_eq(weir__state_stamp(m, NS(""), "a", 1, &sm), 0);
+    cr_assert_eq(sm, 1000);
+    cr_assert_eq(weir__state_stamp(m, NS(""), "c", 1, &sm), WEIR_ENOTFOUND);
+    cr_assert_eq(weir__state_stamp(plain, NS(""), NULL, 0, &sp), 0);
+    cr_assert_eq(weir__state_stamp(v, NS(""), "a", 1, &sp), WEIR_EINVAL,
+                 "a value state has no map entries");
+    /* Rewritten at 1060 with the stamps they had: a's at 1000, b's at 1040. */
+    cr_assert_eq(weir__value_put_stamped(v, NS(""), sv, "new", 3), 0);
+    cr_assert_eq(weir__state_stamp(m, NS(""), "b", 1, &sm), 0);
+    cr_assert_eq(sm, 1040);
+    cr_assert_eq(weir_map_remove(m, NS(""), "b", 1), 0);
+    cr_assert_eq(weir__map_put_stamped(m, NS(""), "B", 1, sm, "2", 1), 0);
+    cr_assert_eq(weir__state_stamp(m, NS(""), "a", 1, &sm), 0);
+    cr_assert_eq(weir__map_put_stamped(m, NS(""), "a", 1, sm, "3", 1), 0);
+    cr_assert_eq(weir__value_put_stamped(plain, NS(""), 1000, "still", 5), 0);
+    cr_assert_str_eq(get_s(v, "", buf, sizeof buf), "new");
+    weir_manual_clock_set(mc, 1099);
+    cr_assert_str_eq(get_s(v, "", buf, sizeof buf), "new");
+    const void *p;
+    size_t len;
+    cr_assert_eq(weir_map_get(m, NS(""), "a", 1, &p, &len), 0);
+    cr_assert(len == 1 && !memcmp(p, "3", 1));
+    /* 1100: a TTL after the first writes, not after the rewrite. */
+    weir_manual_clock_set(mc, 1100);
+    cr_assert_null(get_s(v, "", buf, sizeof buf));
+    cr_assert_eq(weir_map_get(m, NS(""), "a", 1, &p, &len), WEIR_ENOTFOUND);
+    cr_assert_eq(weir__state_stamp(m, NS(""), "B", 1, &sm), 0);
+    cr_assert_eq(sm, 1040);
+    cr_assert_eq(weir_map_get(m, NS(""), "B", 1, &p, &len), 0);
+    weir_manual_clock_set(mc, 1140);
+    cr_assert_eq(weir_map_get(m, NS(""), "B", 1, &p, &len), WEIR_ENOTFOUND);
+    cr_assert_eq(weir__state_stamp(m, NS(""), "B", 1, &sm), WEIR_ENOTFOUND);
+    cr_assert_eq(weir__state_stamp(v, NS(""), NULL, 0, &sv), WEIR_ENOTFOUND);
+    weir_manual_clock_set(mc, 1000000);
+    cr_assert_str_eq(get_s(plain, "", buf, sizeof buf), "still");
+    weir__backend_destroy(be);
+    weir_manual_clock_destroy(mc);
+}
+
 static void case_ttl_read_and_write(const char *kind)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
@@ -1942,6 +2008,10 @@ static void case_write_batch(const char *kind)
     Test(suite, ttl_create_and_write)                                          \
     {                                                                          \
         case_ttl_create_and_write(kind);                                       \
+    }                                                                          \
+    Test(suite, ttl_stamped_puts)                                              \
+    {                                                                          \
+        case_ttl_stamped_puts(kind);                                           \
     }                                                                          \
     Test(suite, ttl_read_and_write)                                            \
     {                                                                          \

@@ -46,6 +46,10 @@
  * time) after that will never be, and is given up so that the final
  * checkpoint can be taken (instead of waiting for the checkpoint timeout). */
 #define FINAL_STALL_MS 10000
+/* A job asked to stop whose final checkpoint has failed this many times
+ * since then stops without it, as a cancel does: it would retry without end
+ * while the storage refuses (a full disk), and a stop must end the job. */
+#define FINAL_STOP_TRIES 3
 
 enum { P_COLLECTING, P_FAILED };
 
@@ -170,6 +174,10 @@ struct weir__coord {
     uint32_t consecutive_failures;
     int abort_code; /* tolerable failures exceeded: the coordinator thread fails
                        the job */
+    uint32_t final_stop_fails; /* final checkpoints failed since the job was
+                                  asked to stop */
+    bool final_give_up; /* FINAL_STOP_TRIES of them: the coordinator thread
+                           cancels the job */
     char abort_msg[600];
 
     /* stop-with-savepoint: the first all-final checkpoint is copied to a
@@ -372,10 +380,15 @@ static void fail_locked(weir__coord *c, pending *p, int code, const char *fmt,
     c->n_active--;
     int64_t now = now_ms(c);
     c->last_end_ms = now;
-    if (p->all_final || c->n_final_ready >= c->n_subtasks)
+    if (p->all_final || c->n_final_ready >= c->n_subtasks) {
         c->final_retry_ms =
             now + (c->cfg.min_pause_ms > FINAL_RETRY_MS ? c->cfg.min_pause_ms
                                                         : FINAL_RETRY_MS);
+        if (!p->savepoint && !p->subsumed && !c->gate &&
+            weir__job_stop_requested(c->job) &&
+            ++c->final_stop_fails == FINAL_STOP_TRIES)
+            c->final_give_up = true;
+    }
     if (!p->subsumed) {
         c->stats.failed++;
         snprintf(c->stats.last_failure, sizeof c->stats.last_failure,
@@ -1473,6 +1486,19 @@ static void *coord_main(void *arg)
             c->abort_code = 0;
             pthread_mutex_unlock(&c->mu);
             weir__job_abort(c->job, code, msg);
+            pthread_mutex_lock(&c->mu);
+            continue;
+        }
+        if (c->final_give_up && !c->final_id) {
+            c->final_give_up = false;
+            weir__ckpt_log(&c->cfg,
+                           "the job is stopping and its final checkpoint "
+                           "failed %u times (the last: %s): it stops without "
+                           "one, as a cancel does; the output stays at the "
+                           "last completed checkpoint",
+                           c->final_stop_fails, c->stats.last_failure);
+            pthread_mutex_unlock(&c->mu);
+            weir_job_cancel(c->job);
             pthread_mutex_lock(&c->mu);
             continue;
         }

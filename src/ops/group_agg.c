@@ -84,6 +84,11 @@ typedef struct ga_conf {
     /* ext aggregates: the view (the first ext aggregate of the same column) and the
      * position among its sharers; width: the number of sharers, at the view's index */
     uint32_t *view, *view_pos, *view_width;
+    /* the view at index v lists its sharers in order at sharer[sharer_off[v]], view_width[v] of them */
+    uint32_t *sharer, *sharer_off;
+    /* the aggregates a row is applied to, in order: every one but a view's other sharers (the view's first
+     * applies them all); of those, the views' first sharers (vhead, n_views) */
+    uint32_t *applied, n_applied, *vhead, n_views;
 } ga_conf;
 
 /* The accumulator of a COUNT(DISTINCT) whose values are in map state. */
@@ -111,6 +116,14 @@ typedef struct ga_rowkey {
     uint8_t key[GA_KEY_MAX];
 } ga_rowkey;
 
+/* A row's value of one view, encoded and hashed once for its prefetch and its apply (views_prefetch). */
+typedef struct ga_rowval {
+    weir_buf val; /* its canonical bytes (weir__agg_distinct_key) */
+    uint64_t h;   /* weir__gd_value_hash of them */
+    int rc;       /* of the encoding: nonzero, view_apply fails the row with it (when a FILTER lets it in) */
+    bool present; /* not NULL */
+} ga_rowval;
+
 /* One group met in the current batch. */
 typedef struct ga_slot {
     size_t koff;     /* key bytes at kbuf + koff */
@@ -127,8 +140,6 @@ typedef struct ga {
     const ga_conf *conf;
     weir_state *st;
     weir_state *dst;      /* COUNT(DISTINCT) values: ns = aggregate number, key = value, value = occurrences */
-    weir_buf dkey;        /* a distinct value's canonical bytes */
-    weir_buf pdkey;       /* the same, of a row ahead (views_prefetch) */
     gd_table *dt;         /* the views' values, held between checkpoints (written to dst at a snapshot) */
     uint32_t *vnum;       /* per aggregate that is a view: its number in dt */
     weir_batch *out;      /* output being filled */
@@ -141,6 +152,7 @@ typedef struct ga {
     weir_buf val;         /* state value being built */
     uint8_t key[GA_KEY_MAX];
     ga_rowkey *ring;      /* with views: row r's group key at ring[r % GA_RING] (key_ahead) */
+    ga_rowval *vring;     /* and its value of view n at vring[(r % GA_RING) * conf->n_views + n] (views_prefetch) */
     uint64_t *n_updates;
     uint64_t *n_evictions;  /* times the COUNT(DISTINCT) cache outgrew its bound and was emptied */
     uint64_t *cache_peak;   /* the most bytes it held at the end of a batch */
@@ -179,6 +191,10 @@ static void conf_free(void *arg)
     weir_free(c->view);
     weir_free(c->view_pos);
     weir_free(c->view_width);
+    weir_free(c->sharer);
+    weir_free(c->sharer_off);
+    weir_free(c->applied);
+    weir_free(c->vhead);
     weir_free(c);
 }
 
@@ -192,8 +208,6 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
         return WEIR_ENOMEM;
     g->conf = c;
     weir_buf_init(&g->val);
-    weir_buf_init(&g->dkey);
-    weir_buf_init(&g->pdkey);
     g->acc_off = weir_calloc(c->n_aggs + 1, sizeof *g->acc_off);
     if (!g->acc_off)
         goto fail;
@@ -213,7 +227,10 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
                 widths[nv++] = c->view_width[i];
             }
         g->ring = weir_calloc(GA_RING, sizeof *g->ring);
-        int rc = g->vnum && widths && g->ring ? weir__gd_create(nv, widths, &g->dt) : WEIR_ENOMEM;
+        g->vring = weir_calloc((size_t)GA_RING * c->n_views, sizeof *g->vring);
+        for (size_t k = 0; g->vring && k < (size_t)GA_RING * c->n_views; k++)
+            weir_buf_init(&g->vring[k].val);
+        int rc = g->vnum && widths && g->ring && g->vring ? weir__gd_create(nv, widths, &g->dt) : WEIR_ENOMEM;
         weir_free(widths);
         if (rc)
             goto fail;
@@ -775,18 +792,23 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
                       bool retract, uint8_t *accs)
 {
     const ga_conf *c = g->conf;
+    const uint32_t *sh = c->sharer + c->sharer_off[v], n_sh = c->view_width[v];
     bool any_pass = false;
-    for (uint32_t i = v; i < c->n_aggs && !any_pass; i++)
-        any_pass = c->ext[i] && c->view[i] == v && filter_passes(in, c->filter[i], r);
+    for (uint32_t k = 0; k < n_sh && !any_pass; k++)
+        any_pass = filter_passes(in, c->filter[sh[k]], r);
     if (!any_pass)
         return 0;
-    bool present;
-    int rc = weir__agg_distinct_key(&c->aggs[v], in, r, &g->dkey, &present);
+    /* the value as views_prefetch encoded and hashed it, a few rows before */
+    const ga_rowval *rv = &g->vring[(r % GA_RING) * c->n_views + g->vnum[v]];
+    const weir_buf *dkey = &rv->val;
+    bool present = rv->present;
+    int rc = rv->rc;
     if (rc)
         return rc;
     if (!present) {
-        for (uint32_t i = v; i < c->n_aggs; i++) {
-            if (!c->ext[i] || c->view[i] != v || !filter_passes(in, c->filter[i], r))
+        for (uint32_t k = 0; k < n_sh; k++) {
+            uint32_t i = sh[k];
+            if (!filter_passes(in, c->filter[i], r))
                 continue;
             ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
             if (retract && d->rows - d->nonnull == 0)
@@ -797,7 +819,8 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
     }
     int64_t *occ;
     bool unknown;
-    if ((rc = weir__gd_counts(g->dt, g->slots[slot].grp, g->vnum[v], g->dkey.data, g->dkey.len, &occ, &unknown)))
+    if ((rc = weir__gd_counts_hashed(g->dt, g->slots[slot].grp, g->vnum[v], dkey->data, dkey->len, rv->h, &occ,
+                                     &unknown)))
         return rc;
     if (unknown) {
         /* the cache does not know the group's every value: this one's counters are in map state, or it is new */
@@ -807,7 +830,7 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
         size_t svlen, width = c->view_width[v] * sizeof(int64_t);
         if ((rc = weir_op_set_key_hashed(ctx, g->kbuf + sl->koff, sl->klen, sl->hash)))
             return rc;
-        rc = weir_map_get(g->dst, ns, sizeof ns, g->dkey.data, g->dkey.len, &sv, &svlen);
+        rc = weir_map_get(g->dst, ns, sizeof ns, dkey->data, dkey->len, &sv, &svlen);
         if (rc == 0 && svlen != width)
             return WEIR_ECORRUPT;
         if (rc == 0)
@@ -815,10 +838,11 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
         else if (rc != WEIR_ENOTFOUND)
             return rc;
     }
-    for (uint32_t i = v; i < c->n_aggs; i++) {
-        if (!c->ext[i] || c->view[i] != v || !filter_passes(in, c->filter[i], r))
+    for (uint32_t k = 0; k < n_sh; k++) {
+        uint32_t i = sh[k];
+        if (!filter_passes(in, c->filter[i], r))
             continue;
-        int64_t *o = &occ[c->view_pos[i]];
+        int64_t *o = &occ[k]; /* k: the sharer's view_pos */
         ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
         if (retract) {
             if (*o <= 0)
@@ -862,7 +886,6 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     int64_t count = g->slots[slot].count;
     bool mini = g->before != NULL; /* the change is emitted at the end of the batch (emit_net) */
     g->slots[slot].last = r;
-    weir_batch_reset(g->prev);
     bool had = count > 0;
     bool retract = in->kind[r] == WEIR_ROW_UPDATE_BEFORE || in->kind[r] == WEIR_ROW_DELETE;
     if (retract && !had) {
@@ -871,16 +894,18 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
          * expired by TTL). Ignored, as Flink's group aggregation does. */
         return 0;
     }
+    if (!mini) /* the result before the row, to emit against (mini-batch: g->before's, at the batch's end) */
+        weir_batch_reset(g->prev);
     if (had && !mini) {
         weir_batch_append_row(g->prev);
         if ((rc = write_result(g, accs, in, r, g->prev, 0)))
             return rc;
     }
-    for (uint32_t i = 0; i < c->n_aggs && !rc; i++) {
+    for (uint32_t k = 0; k < c->n_applied && !rc; k++) {
+        uint32_t i = c->applied[k];
         const weir_agg *a = &c->aggs[i];
-        if (c->ext[i]) {
-            if (c->view[i] == i) /* the view's first sharer applies them all */
-                rc = view_apply(g, ctx, slot, i, in, r, retract, accs);
+        if (c->ext[i]) { /* the view's first sharer applies them all */
+            rc = view_apply(g, ctx, slot, i, in, r, retract, accs);
             continue;
         }
         if (!filter_passes(in, c->filter[i], r))
@@ -960,17 +985,17 @@ static void entry_ahead(ga *g, uint32_t r)
  * loading its group's key bytes, held count and accumulators (the group
  * whose key has the row's key's hash) and the records of the row's values
  * in the views (a cache miss each in a large view), so that they are near
- * when the row is applied. FILTERs are not looked at: a record fetched
- * for nothing costs only the fetch.
+ * when the row is applied. The row's view values are encoded and hashed
+ * here once, into the ring, for view_apply too. FILTERs are not looked at:
+ * a record fetched for nothing costs only the fetch.
  */
 static void views_prefetch(ga *g, const weir_batch *in, uint32_t r)
 {
     const ga_conf *c = g->conf;
     const ga_rowkey *rk = &g->ring[r % GA_RING];
-    if (rk->klen > sizeof rk->key)
-        return;
+    bool key_ok = rk->klen <= sizeof rk->key; /* else apply_row refuses the row */
     uint64_t h = rk->h;
-    uint32_t grp = weir__gd_group_peek(g->dt, h);
+    uint32_t grp = key_ok ? weir__gd_group_peek(g->dt, h) : UINT32_MAX;
     if (grp < g->cap_held) {
         const uint8_t *a = held_accs(g, grp);
         size_t size = g->acc_off[c->n_aggs];
@@ -980,11 +1005,15 @@ static void views_prefetch(ga *g, const weir_batch *in, uint32_t r)
             __builtin_prefetch(a + size - 1, 1);
         __builtin_prefetch(&g->hcount[grp], 1);
     }
-    for (uint32_t v = 0; v < c->n_aggs; v++) {
-        bool present;
-        if (c->ext[v] && c->view[v] == v && !weir__agg_distinct_key(&c->aggs[v], in, r, &g->pdkey, &present) &&
-            present)
-            weir__gd_prefetch(g->dt, g->vnum[v], h, g->pdkey.data, g->pdkey.len);
+    for (uint32_t k = 0; k < c->n_views; k++) {
+        uint32_t v = c->vhead[k];
+        ga_rowval *rv = &g->vring[(r % GA_RING) * c->n_views + k]; /* k: the view's number, vnum[v] */
+        rv->rc = weir__agg_distinct_key(&c->aggs[v], in, r, &rv->val, &rv->present);
+        if (rv->rc || !rv->present)
+            continue;
+        rv->h = weir__gd_value_hash(rv->val.data, rv->val.len);
+        if (key_ok)
+            weir__gd_prefetch(g->dt, k, h, rv->h);
     }
 }
 
@@ -1092,8 +1121,9 @@ static void ga_close(void *op)
     weir_free(g->kbuf);
     weir_free(g->acc_off);
     weir_buf_fini(&g->val);
-    weir_buf_fini(&g->dkey);
-    weir_buf_fini(&g->pdkey);
+    for (size_t k = 0; g->vring && k < (size_t)GA_RING * g->conf->n_views; k++)
+        weir_buf_fini(&g->vring[k].val);
+    weir_free(g->vring);
     weir__gd_destroy(g->dt);
     weir_free(g->vnum);
     weir_free(g->ring);
@@ -1127,7 +1157,12 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
     c->view = weir_calloc(n, sizeof *c->view);
     c->view_pos = weir_calloc(n, sizeof *c->view_pos);
     c->view_width = weir_calloc(n, sizeof *c->view_width);
-    if (!c->aggs || !c->ext || !c->filter || !c->res || !c->view || !c->view_pos || !c->view_width) {
+    c->sharer = weir_calloc(n, sizeof *c->sharer);
+    c->sharer_off = weir_calloc(n, sizeof *c->sharer_off);
+    c->applied = weir_calloc(n, sizeof *c->applied);
+    c->vhead = weir_calloc(n, sizeof *c->vhead);
+    if (!c->aggs || !c->ext || !c->filter || !c->res || !c->view || !c->view_pos || !c->view_width || !c->sharer ||
+        !c->sharer_off || !c->applied || !c->vhead) {
         conf_free(c);
         return WEIR_ENOMEM;
     }
@@ -1150,6 +1185,19 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
         c->view[i] = v;
         c->view_pos[i] = c->view_width[v]++;
     }
+    uint32_t off = 0;
+    for (uint32_t i = 0; i < cfg->n_aggs; i++) {
+        if (c->ext[i] && c->view[i] == i) {
+            c->sharer_off[i] = off;
+            off += c->view_width[i];
+            c->vhead[c->n_views++] = i;
+        }
+        if (!c->ext[i] || c->view[i] == i)
+            c->applied[c->n_applied++] = i;
+    }
+    for (uint32_t i = 0; i < cfg->n_aggs; i++)
+        if (c->ext[i])
+            c->sharer[c->sharer_off[c->view[i]] + c->view_pos[i]] = i;
     *out = (weir_operator_spec){"GroupAggregate", &ga_class, ga_create, c, conf_free};
     return 0;
 }

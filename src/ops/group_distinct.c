@@ -17,8 +17,9 @@
  * one) keeps them in the record's length field, 7 bits each: a 16-byte
  * record (q15/q16's distinct bidders and auctions: half the memory to
  * clear, move and miss in of the 32-byte record before). The few records
- * whose counters leave 0..127 keep theirs aside for good, as int64s, in
- * the view's `out`. The first value of another length rebuilds the table
+ * whose counters leave 0..127 keep theirs aside, as int64s, in the view's
+ * `out`, until they are all back within it: then the place aside is free
+ * for the next record that needs one (the view's free list). The first value of another length rebuilds the table
  * with int32 counters, each record where it was; those are int32s until
  * one leaves that range (weir__gd_narrow_max): then it is rebuilt with
  * int64s. Callers see int64s (a copy: weir__gd_counts, weir__gd_put). A
@@ -57,8 +58,8 @@ int64_t weir__gd_narrow_max = INT32_MAX;
  * A record: GD_INT32 and GD_INT64 views hold this, then the counters. A
  * GD_SMALL view (at most 4 counters, every value 8 bytes long so far)
  * holds them in place of vlen, so its record is 16 bytes: 7 bits each
- * while all are within 0..GD_SMALL_MAX, else (for good) an index of the
- * view's out, where they lie as int64s, | GD_SMALL_OUT.
+ * while all are within 0..GD_SMALL_MAX, else an index of the view's out,
+ * where they lie as int64s, | GD_SMALL_OUT.
  */
 typedef struct gd_rec {
     uint32_t grp;  /* group + 1, | GD_CHANGED while listed in the view's chg; 0: an empty record; GD_TOMB: a removed one */
@@ -77,6 +78,7 @@ typedef struct gd_view {
     uint8_t level; /* GD_SMALL, GD_INT32, GD_INT64: the narrowest that held every value and counter so far */
     int64_t *out;  /* GD_SMALL: counters held aside, width int64s each */
     size_t n_out, cap_out;
+    size_t free_out; /* GD_SMALL: 1 + the first free place in out (its first int64: the next one's), 0: none */
     size_t stride; /* sizeof(gd_rec) + width counters, a multiple of 8 */
     uint8_t *rec;  /* mask + 1 records */
     size_t mask, n, n_tomb; /* live records, tombstones */
@@ -154,21 +156,28 @@ static void rec_get(const gd_view *w, const gd_rec *r, int64_t *c)
 static int rec_set(gd_view *w, gd_rec *r, const int64_t *c)
 {
     if (w->level == GD_SMALL) {
-        if (!(r->vlen & GD_SMALL_OUT)) {
-            /* in its own bits when every counter is within 0..max (a negative one is a large unsigned) */
-            uint64_t max = weir__gd_narrow_max < GD_SMALL_MAX ? (uint64_t)weir__gd_narrow_max : GD_SMALL_MAX;
-            uint32_t p = 0;
-            bool fit = true;
-            for (uint32_t x = 0; x < w->width; x++) {
-                fit &= (uint64_t)c[x] <= max;
-                p |= (uint32_t)(c[x] & GD_SMALL_MAX) << (GD_SMALL_BITS * x);
-            }
-            if (fit) {
-                r->vlen = p;
-                return 0;
-            }
+        /* in its own bits when every counter is within 0..max (a negative one is a large unsigned) */
+        uint64_t max = weir__gd_narrow_max < GD_SMALL_MAX ? (uint64_t)weir__gd_narrow_max : GD_SMALL_MAX;
+        uint32_t p = 0;
+        bool fit = true;
+        for (uint32_t x = 0; x < w->width; x++) {
+            fit &= (uint64_t)c[x] <= max;
+            p |= (uint32_t)(c[x] & GD_SMALL_MAX) << (GD_SMALL_BITS * x);
         }
-        if (!(r->vlen & GD_SMALL_OUT)) {
+        if (fit) {
+            if (r->vlen & GD_SMALL_OUT) { /* back within its bits: its place aside goes to the free list */
+                size_t k = r->vlen & ~GD_SMALL_OUT;
+                w->out[k * w->width] = (int64_t)w->free_out;
+                w->free_out = k + 1;
+            }
+            r->vlen = p;
+            return 0;
+        }
+        if (!(r->vlen & GD_SMALL_OUT) && w->free_out) {
+            size_t k = w->free_out - 1;
+            w->free_out = (size_t)w->out[k * w->width];
+            r->vlen = (uint32_t)k | GD_SMALL_OUT;
+        } else if (!(r->vlen & GD_SMALL_OUT)) {
             if (w->n_out == GD_SMALL_OUT)
                 return WEIR_ENOMEM;
             if (w->n_out == w->cap_out) {
@@ -214,12 +223,15 @@ static int view_widen(gd_view *w)
 {
     gd_view nw = *w;
     nw.level = w->level == GD_SMALL ? GD_INT32 : GD_INT64;
-    for (size_t k = 0; w->level == GD_SMALL && k < w->n_out; k++)
-        if (!fits32(w->width, w->out + k * w->width))
+    for (size_t i = 0; w->level == GD_SMALL && w->n_out && w->rec && i <= w->mask; i++) { /* places in use */
+        const gd_rec *r = rec_at(w, i);
+        if (r->grp && r->grp != GD_TOMB && (r->vlen & GD_SMALL_OUT) &&
+            !fits32(w->width, w->out + (size_t)(r->vlen & ~GD_SMALL_OUT) * w->width))
             nw.level = GD_INT64;
+    }
     nw.stride = view_stride(w->width, nw.level);
     nw.out = NULL;
-    nw.n_out = nw.cap_out = 0;
+    nw.n_out = nw.cap_out = nw.free_out = 0;
     int64_t *c = weir_malloc((size_t)w->width * sizeof *c);
     if (!c)
         return WEIR_ENOMEM;
@@ -498,15 +510,19 @@ static int view_grow(const gd_table *t, gd_view *w)
     return 0;
 }
 
-/* A record's hash: its value's, mixed with its group key's (known before the group's number). */
+/* A record's hash from its value's: mixed with its group key's (known before the group's number). */
+static uint64_t rec_mix(uint64_t ghash, uint64_t vhash) { return vhash ^ (ghash * 0x9E3779B97F4A7C15ull); }
+
+uint64_t weir__gd_value_hash(const void *val, size_t vlen) { return weir_key_hash(val, vlen); }
+
 static uint64_t rec_hash(uint64_t ghash, const void *val, size_t vlen)
 {
-    return weir_key_hash(val, vlen) ^ (ghash * 0x9E3779B97F4A7C15ull);
+    return rec_mix(ghash, weir__gd_value_hash(val, vlen));
 }
 
-/* The record of (grp, val) in view w, inserted as zeros when new; ghash: the group key's hash. */
-static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *val, size_t vlen, gd_rec **out,
-                     bool *inserted)
+/* The record of (grp, val) in view w, inserted as zeros when new; vhash: the value's hash. */
+static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *val, size_t vlen, uint64_t vhash,
+                     gd_rec **out, bool *inserted)
 {
     *inserted = false;
     if (w->level == GD_SMALL && vlen != GD_SMALL_VLEN) {
@@ -514,7 +530,7 @@ static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *va
         if (rc)
             return rc;
     }
-    uint64_t h = rec_hash(t->g[grp].hash, val, vlen);
+    uint64_t h = rec_mix(t->g[grp].hash, vhash);
     uint64_t inl = 0, tag = h >> GD_TAG_SHIFT << GD_TAG_SHIFT;
     bool is_inline = vlen <= sizeof inl;
     if (is_inline && vlen)
@@ -586,10 +602,16 @@ static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *va
 int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts,
                     bool *unknown)
 {
+    return weir__gd_counts_hashed(t, grp, v, val, vlen, weir__gd_value_hash(val, vlen), counts, unknown);
+}
+
+int weir__gd_counts_hashed(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, uint64_t vhash,
+                           int64_t **counts, bool *unknown)
+{
     gd_view *w = &t->views[v];
     gd_rec *r;
     bool inserted;
-    int rc = view_find(t, w, grp, val, vlen, &r, &inserted);
+    int rc = view_find(t, w, grp, val, vlen, vhash, &r, &inserted);
     if (rc)
         return rc;
     *unknown = inserted && !t->g[grp].complete;
@@ -625,14 +647,15 @@ int weir__gd_put(gd_table *t)
     return rc ? rc : rec_set(w, rec_at(w, t->cur_i), t->cnt);
 }
 
-void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, const void *val, size_t vlen)
+void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, uint64_t vhash)
 {
     const gd_view *w = &t->views[v];
     if (!w->rec)
         return;
-    const uint8_t *r = (const uint8_t *)rec_at(w, home(w, rec_hash(ghash, val, vlen)));
+    const uint8_t *r = (const uint8_t *)rec_at(w, home(w, rec_mix(ghash, vhash)));
     __builtin_prefetch(r, 1);
-    if (64 % w->stride) /* a record may straddle two lines (the block is 64-aligned) */
+    /* a record may straddle two lines (the block is 64-aligned) unless its stride, a power of two, divides a line */
+    if ((w->stride & (w->stride - 1)) || w->stride > 64)
         __builtin_prefetch(r + w->stride - 1, 1);
 }
 
@@ -641,7 +664,7 @@ int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t
     gd_view *w = &t->views[v];
     gd_rec *r;
     bool inserted;
-    int rc = view_find(t, w, grp, val, vlen, &r, &inserted);
+    int rc = view_find(t, w, grp, val, vlen, weir__gd_value_hash(val, vlen), &r, &inserted);
     if (rc)
         return rc;
     memcpy(t->cnt, counters, (size_t)w->width * sizeof *t->cnt);
@@ -745,7 +768,7 @@ int weir__gd_reset(gd_table *t)
             memset(w->rec, 0, (w->mask + 1) * w->stride);
         w->n = w->n_tomb = 0;
         w->alen = 0;
-        w->n_out = 0;
+        w->n_out = w->free_out = 0;
     }
     if (t->slot)
         memset(t->slot, 0, ((size_t)t->mask + 1) * sizeof *t->slot);

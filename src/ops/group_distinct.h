@@ -80,6 +80,13 @@ uint32_t weir__gd_n_groups(const gd_table *t);
 int weir__gd_counts(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, int64_t **counts,
                     bool *unknown);
 
+/* The same, with the value's hash (weir__gd_value_hash) computed by the caller, as for its prefetch. */
+int weir__gd_counts_hashed(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, uint64_t vhash,
+                           int64_t **counts, bool *unknown);
+
+/* A value's hash, as weir__gd_counts_hashed and weir__gd_prefetch take it. */
+uint64_t weir__gd_value_hash(const void *val, size_t vlen);
+
 /* Stores the counters weir__gd_counts handed out into their value. */
 int weir__gd_put(gd_table *t);
 
@@ -88,11 +95,12 @@ int weir__gd_put(gd_table *t);
 extern int64_t weir__gd_narrow_max;
 
 /*
- * Brings toward the cache the place where value (vlen bytes) of view v of
- * the group whose key hashes to ghash would be: a hint, for a row a few
- * rows ahead (the table's probes are cache misses in large views).
+ * Brings toward the cache the place where the value whose hash is vhash
+ * (weir__gd_value_hash) of view v of the group whose key hashes to ghash
+ * would be: a hint, for a row a few rows ahead (the table's probes are
+ * cache misses in large views).
  */
-void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, const void *val, size_t vlen);
+void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, uint64_t vhash);
 
 /* Puts a value read from state (counters: widths[v] int64s, any alignment), not as changed. */
 int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, const void *counters);

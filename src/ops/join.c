@@ -285,6 +285,7 @@ typedef struct recode_ctx {
     uint32_t n;          /* the stored columns */
     uint64_t keys;
     weir_buf ents; /* the key's entries: bytes row, bytes value */
+    weir_buf stamps; /* per entry: u8 live, i64 its TTL stamp */
     weir_buf row;
 } recode_ctx;
 
@@ -312,7 +313,8 @@ static int key_entries(weir_op_ctx *ctx, uint64_t *keys, weir_state *st, const v
 /*
  * Every entry of the current key: all old ones removed first, then the
  * re-encoded ones put (an old map key may equal another row's new one).
- * The values (counts) stay as they were.
+ * The values (counts) and their TTL stamps stay as they were; an entry
+ * that expired since it was listed is left out.
  */
 static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
 {
@@ -322,18 +324,30 @@ static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns,
     int rc = key_entries(r->ctx, &r->keys, r->st, ns, ns_len, &r->ents);
     if (rc)
         return rc;
+    weir_buf_clear(&r->stamps);
+    weir_cursor sc;
     for (int pass = 0; pass < 2 && !rc; pass++) {
         weir_cursor cur;
         weir_cursor_init(&cur, r->ents.data, r->ents.len);
+        weir_cursor_init(&sc, r->stamps.data, r->stamps.len);
         while (!rc && weir_cursor_left(&cur) > 0) {
             const void *k, *v;
             size_t kl, vl;
+            int64_t stamp = 0;
+            uint8_t live;
             if (weir_cursor_get_bytes(&cur, &k, &kl) || weir_cursor_get_bytes(&cur, &v, &vl))
                 return WEIR_ECORRUPT;
-            if (pass == 0)
-                rc = weir_map_remove(r->st, ns, ns_len, k, kl);
-            else if (!(rc = weir__crow_recode(k, kl, r->scratch, r->n, &r->row)))
-                rc = weir_map_put(r->st, ns, ns_len, r->row.data, r->row.len, v, vl);
+            if (pass == 0) {
+                int src = weir__state_stamp(r->st, ns, ns_len, k, kl, &stamp);
+                if (src && src != WEIR_ENOTFOUND)
+                    return src;
+                if (!(rc = weir_buf_put_u8(&r->stamps, !src)) && !(rc = weir_buf_put_i64(&r->stamps, stamp)))
+                    rc = weir_map_remove(r->st, ns, ns_len, k, kl);
+            } else if (weir_cursor_get_u8(&sc, &live) || weir_cursor_get_i64(&sc, &stamp)) {
+                return WEIR_ECORRUPT;
+            } else if (live && !(rc = weir__crow_recode(k, kl, r->scratch, r->n, &r->row))) {
+                rc = weir__map_put_stamped(r->st, ns, ns_len, r->row.data, r->row.len, stamp, v, vl);
+            }
         }
     }
     return rc;
@@ -348,6 +362,7 @@ static int join_recode(void *op, weir_op_ctx *ctx)
     for (int s = 0; s < 2 && !rc; s++) {
         recode_ctx r = {.ctx = ctx, .st = j->map[s], .n = j->conf->cfg.n_out[s]};
         weir_buf_init(&r.ents);
+        weir_buf_init(&r.stamps);
         weir_buf_init(&r.row);
         if (!(r.scratch = weir_batch_create(info->input_schemas[s], 1)))
             rc = WEIR_ENOMEM;
@@ -355,6 +370,7 @@ static int join_recode(void *op, weir_op_ctx *ctx)
             rc = weir_state_keys(r.st, recode_key, &r);
         weir_batch_destroy(r.scratch);
         weir_buf_fini(&r.ents);
+        weir_buf_fini(&r.stamps);
         weir_buf_fini(&r.row);
     }
     return rc;
@@ -880,6 +896,33 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     return residual(j, ctx);
 }
 
+/*
+ * An error of the residual names candidate i ("... (row i)"): it becomes the
+ * input row whose candidate it is and the candidate's place among that
+ * row's (the other input's rows under its key), both from 0 as rows are.
+ */
+static void name_input_row(const join_op *j, weir_error *err)
+{
+    char *at = strrchr(err->message, '(');
+    unsigned i;
+    int end = 0;
+    if (!at || sscanf(at, "(row %u)%n", &i, &end) != 1 || at[end] || at == err->message || at[-1] != ' ')
+        return;
+    uint32_t row = j->in_row, first = 0, next = j->n_refs;
+    if (j->batched) { /* the waiting row whose candidates [first, next) hold i */
+        for (uint32_t p = 0; p < j->n_pend && j->pend[p].first <= i; p++) {
+            row = j->pend[p].row;
+            first = j->pend[p].first;
+            next = p + 1 < j->n_pend ? j->pend[p + 1].first : j->n_refs;
+        }
+    }
+    at[-1] = 0;
+    char msg[sizeof err->message];
+    snprintf(msg, sizeof msg, "%.400s (row %u, with the other input's row %u of the %u under its key)", err->message,
+             row, i - first, next - first);
+    memcpy(err->message, msg, sizeof msg);
+}
+
 /* The residual over candidates [0, n_refs) into j->core.sel (all selected without one). */
 static int residual(join_op *j, weir_op_ctx *ctx)
 {
@@ -891,8 +934,10 @@ static int residual(join_op *j, weir_op_ctx *ctx)
     weir_error err = {0};
     weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
     if (weir_expr_filter(c->residual, j->core.cand, j->core.env, j->core.sel,
-                         &err))
+                         &err)) {
+        name_input_row(j, &err);
         return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "join condition: %s", err.message);
+    }
     return 0;
 }
 

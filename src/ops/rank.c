@@ -1677,7 +1677,9 @@ static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns,
     size_t len;
     uint32_t n;
     bool whole;
-    if ((rc = weir_value_get(o->st, ns, ns_len, &v, &len)))
+    int64_t stamp; /* the list's TTL stamp, kept: re-encoding it is no write of the user's */
+    if ((rc = weir_value_get(o->st, ns, ns_len, &v, &len)) ||
+        (rc = weir__state_stamp(o->st, ns, ns_len, NULL, 0, &stamp)))
         return rc == WEIR_ENOTFOUND ? 0 : rc; /* expired (TTL) since it was listed */
     weir_buf_clear(&o->copy);
     if ((rc = weir_buf_put(&o->copy, v, len)) || (rc = parse_into_as(o, &o->copy, &o->kept, &o->cap_kept, &n, &whole)))
@@ -1704,7 +1706,7 @@ static int recode_key(void *ud, const uint8_t *key, size_t klen, const void *ns,
             !(rc = weir_buf_put_bytes(&r->val, k->sk, k->sklen)))
             rc = weir_buf_put_bytes(&r->val, r->row.data, r->row.len);
     }
-    return rc ? rc : weir_value_put(o->st, ns, ns_len, r->val.data, r->val.len);
+    return rc ? rc : weir__value_put_stamped(o->st, ns, ns_len, stamp, r->val.data, r->val.len);
 }
 
 /* Every list of the restored state re-encoded (recode_key). */

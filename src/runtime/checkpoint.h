@@ -371,6 +371,8 @@ bool weir__job_stopped_undrained(const weir_job *job);
 void weir__job_stop_after_barrier(weir_job *job, uint64_t id);
 /* Whether the job was canceled (a failure, weir_job_cancel). */
 bool weir__job_canceled(const weir_job *job);
+/* Whether the job was asked to stop (weir_job_stop, its drain or cancel). */
+bool weir__job_stop_requested(const weir_job *job);
 
 uint32_t weir__job_node_count(const weir_job *job);
 /* The parallelism of a node added so far (0: no such node). */

@@ -463,6 +463,11 @@ void weir__job_stop_after_barrier(weir_job *job, uint64_t id)
     atomic_store(&job->stop_after_barrier, id);
 }
 
+bool weir__job_stop_requested(const weir_job *job)
+{
+    return atomic_load(&job->stop) != 0;
+}
+
 bool weir__job_canceled(const weir_job *job)
 {
     return atomic_load(&job->cancel) != 0;

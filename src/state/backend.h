@@ -96,6 +96,24 @@ int weir__backend_write_batch(weir__backend *be, bool on);
  */
 void weir__state_prefetch(weir_state *st, uint64_t key_hash, int stage);
 
+/*
+ * For an operator that rewrites restored state in a new layout (after a
+ * restore, before any input): weir__state_stamp reads the TTL stamp of the
+ * current key's value in ns (k NULL) or of its map entry k (WEIR_ENOTFOUND
+ * when absent or expired; nothing changes), and the puts below store a
+ * value or a map entry with that stamp instead of the clock's now, so a
+ * rewritten entry expires when the one it replaces would have. In a state
+ * without TTL the stamp is ignored. Writes, as weir_value_put and
+ * weir_map_put are.
+ */
+int weir__state_stamp(weir_state *st, const void *ns, size_t ns_len,
+                      const void *k, size_t klen, int64_t *stamp);
+int weir__value_put_stamped(weir_state *st, const void *ns, size_t ns_len,
+                            int64_t stamp, const void *val, size_t len);
+int weir__map_put_stamped(weir_state *st, const void *ns, size_t ns_len,
+                          const void *k, size_t klen, int64_t stamp,
+                          const void *v, size_t vlen);
+
 /* Bytes of state held (approximate), for metrics and inspect. */
 uint64_t weir__backend_size_bytes(const weir__backend *be);
 

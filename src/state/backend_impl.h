@@ -70,6 +70,11 @@ typedef struct weir__backend_ops {
     /* Optional (NULL: weir_value_edit does a get and a put). */
     int (*value_edit)(weir_state *st, const void *ns, size_t nslen, size_t len,
                       size_t keep_max, weir_value_edit_fn fn, void *ud);
+    /* The stamp of the live value in ns (k NULL) or of its live map entry
+     * k: WEIR_ENOTFOUND when absent or expired. Reads only (the stamp is
+     * not renewed, nothing expired is removed). */
+    int (*stamp)(weir_state *st, const void *ns, size_t nslen, const void *k,
+                 size_t klen, int64_t *stamp);
     /* Optional: a hint, see weir__state_prefetch (NULL: none). */
     void (*prefetch)(weir_state *st, uint64_t key_hash, int stage);
     /* Optional (NULL: weir_map_update does a get and a put). */

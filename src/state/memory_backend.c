@@ -1350,6 +1350,32 @@ static int mem_map_get(weir_state *st, const void *ns, size_t nslen,
     return rc;
 }
 
+static int mem_stamp(weir_state *st, const void *ns, size_t nslen,
+                     const void *k, size_t klen, int64_t *stamp)
+{
+    weir__backend *be = st->be;
+    tab *t = cur_tab(MS(st));
+    int64_t now = access_now(st);
+    uint32_t empty = NONE;
+    uint32_t i = rec_find(t, kns_hash(be, ns, nslen), be->key, be->key_len, ns,
+                          nslen, &empty);
+    if (i == NONE || rec_expired(st, t->slots[i].p, now))
+        return WEIR_ENOTFOUND;
+    mrec *r = t->slots[i].p;
+    int64_t s = r->stamp;
+    if (k) {
+        tab *m = rec_map(r);
+        uint32_t j = ent_find(m, ukey_hash(k, klen), k, klen, &empty);
+        if (j == NONE)
+            return WEIR_ENOTFOUND;
+        s = ((ment *)m->slots[j].p)->stamp;
+        if (weir__state_has_ttl(st) && weir__ttl_expired(s, now, st->ttl_ms))
+            return WEIR_ENOTFOUND;
+    }
+    *stamp = s;
+    return 0;
+}
+
 static int mem_map_remove(weir_state *st, const void *ns, size_t nslen,
                           const void *k, size_t klen)
 {
@@ -2052,6 +2078,7 @@ static const weir__backend_ops mem_ops = {
     .list_get = mem_list_get,
     .map_put = mem_map_put,
     .map_get = mem_map_get,
+    .stamp = mem_stamp,
     .map_remove = mem_map_remove,
     .map_iterate = mem_map_iterate,
     .map_update = mem_map_update,

@@ -828,6 +828,28 @@ static int rdb_map_get(weir_state *st, const void *ns, size_t nslen,
     return get_live(st, rb, v, vlen);
 }
 
+static int rdb_stamp(weir_state *st, const void *ns, size_t nslen,
+                     const void *k, size_t klen, int64_t *stamp)
+{
+    rdb_backend *rb = RB(st->be);
+    int rc = k ? map_key(rb, st, ns, nslen, k, klen)
+               : build_key(rb, &rb->kbuf, st, ns, nslen);
+    rocksdb_pinnableslice_t *ps;
+    if (rc || (rc = db_get(rb, &ps)))
+        return rc;
+    if (!ps)
+        return WEIR_ENOTFOUND;
+    size_t vlen;
+    const char *v = rocksdb_pinnableslice_value(ps, &vlen);
+    rc = vlen < 8 ? WEIR_ECORRUPT
+         : expired(st, rd_i64(v), access_now(st)) ? WEIR_ENOTFOUND
+                                                   : 0;
+    if (!rc)
+        *stamp = rd_i64(v);
+    rocksdb_pinnableslice_destroy(ps);
+    return rc;
+}
+
 static int rdb_map_remove(weir_state *st, const void *ns, size_t nslen,
                           const void *k, size_t klen)
 {
@@ -1221,9 +1243,10 @@ static int rdb_load_value(weir_state *st, const void *ns, size_t nslen,
         rb->lrec_list_at = SIZE_MAX;
         return load_expired(st, stamp) ? 0 : rec_add(rb, true, stamp, v, len);
     }
-    if ((rc = put_stamped(&rb->vbuf, stamp, v, len)))
-        return rc;
-    return db_put(rb, &rb->kbuf, &rb->vbuf);
+    if (!(rc = put_stamped(&rb->vbuf, stamp, v, len)))
+        rc = db_put(rb, &rb->kbuf, &rb->vbuf);
+    arena_reset(rb); /* a write (weir__value_put_stamped) */
+    return rc;
 }
 
 static int rdb_load_list(weir_state *st, const void *ns, size_t nslen,
@@ -1279,9 +1302,10 @@ static int rdb_load_map(weir_state *st, const void *ns, size_t nslen,
         rb->lrec_list_at = SIZE_MAX;
         return load_expired(st, stamp) ? 0 : rec_add(rb, true, stamp, v, vlen);
     }
-    if ((rc = put_stamped(&rb->vbuf, stamp, v, vlen)))
-        return rc;
-    return db_put(rb, &rb->kbuf, &rb->vbuf);
+    if (!(rc = put_stamped(&rb->vbuf, stamp, v, vlen)))
+        rc = db_put(rb, &rb->kbuf, &rb->vbuf);
+    arena_reset(rb); /* a write (weir__map_put_stamped) */
+    return rc;
 }
 
 static int rdb_load_begin(weir__backend *be, uint32_t kg)
@@ -1661,6 +1685,7 @@ static const weir__backend_ops rdb_ops = {
     .list_get = rdb_list_get,
     .map_put = rdb_map_put,
     .map_get = rdb_map_get,
+    .stamp = rdb_stamp,
     .map_remove = rdb_map_remove,
     .map_iterate = rdb_map_iterate,
     .collect_keys = rdb_collect_keys,

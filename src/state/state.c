@@ -280,6 +280,50 @@ int weir_value_put(weir_state *st, const void *ns, size_t ns_len,
     return st->be->ops->put(st, ns, ns_len, val, len);
 }
 
+int weir__state_stamp(weir_state *st, const void *ns, size_t ns_len,
+                      const void *k, size_t klen, int64_t *stamp)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if (!stamp || (!k && klen) ||
+        (k ? st->desc.kind != WEIR_STATE_MAP : !value_like(st->desc.kind)))
+        return WEIR_EINVAL;
+    return st->be->ops->stamp(st, ns, ns_len, k, klen, stamp);
+}
+
+/* A stamp as a put stores it: none in a state without TTL. */
+static int64_t put_stamp(const weir_state *st, int64_t stamp)
+{
+    return weir__state_has_ttl(st) ? stamp : WEIR__NO_STAMP;
+}
+
+int weir__value_put_stamped(weir_state *st, const void *ns, size_t ns_len,
+                            int64_t stamp, const void *val, size_t len)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if ((!val && len) || !value_like(st->desc.kind) || len > UINT32_MAX)
+        return WEIR_EINVAL;
+    return st->be->ops->load_value(st, ns, ns_len, put_stamp(st, stamp), val,
+                                   len);
+}
+
+int weir__map_put_stamped(weir_state *st, const void *ns, size_t ns_len,
+                          const void *k, size_t klen, int64_t stamp,
+                          const void *v, size_t vlen)
+{
+    int rc = check(st, ns, ns_len);
+    if (rc)
+        return rc;
+    if ((!k && klen) || (!v && vlen) || st->desc.kind != WEIR_STATE_MAP ||
+        klen > UINT32_MAX || vlen > UINT32_MAX)
+        return WEIR_EINVAL;
+    return st->be->ops->load_map(st, ns, ns_len, k, klen, put_stamp(st, stamp),
+                                 v, vlen);
+}
+
 int weir_value_edit(weir_state *st, const void *ns, size_t ns_len, size_t len, size_t keep_max, weir_value_edit_fn fn,
                     void *ud)
 {

@@ -204,20 +204,42 @@ void th_source_row(th_source *s, uint32_t split, weir_ts ts, ...)
     row_done(s, split, b, r, ts);
 }
 
+/* Writes a row of comma-separated fields after the split's rows, not yet
+ * counted (s->mu held); returns its batch and row in it. */
+static int text_row(th_source *s, uint32_t split, const char *fields, weir_batch **b)
+{
+    int r = new_row(s, split, b);
+    const char *p = fields;
+    for (uint32_t c = 0; c < s->schema->n_fields; c++) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        set_field_text(*b, c, (uint32_t)r, p, len);
+        p = e ? e + 1 : p + len;
+    }
+    return r;
+}
+
 void th_source_row_text(th_source *s, uint32_t split, weir_ts ts,
                         const char *fields)
 {
     pthread_mutex_lock(&s->mu);
     weir_batch *b;
-    int r = new_row(s, split, &b);
-    const char *p = fields;
-    for (uint32_t c = 0; c < s->schema->n_fields; c++) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        set_field_text(b, c, (uint32_t)r, p, len);
-        p = e ? e + 1 : p + len;
-    }
+    int r = text_row(s, split, fields, &b);
     row_done(s, split, b, r, ts);
+}
+
+void th_source_rows_text(th_source *s, uint32_t split, weir_ts ts,
+                         const char *const *rows, size_t n)
+{
+    pthread_mutex_lock(&s->mu);
+    for (size_t i = 0; i < n; i++) {
+        weir_batch *b;
+        int r = text_row(s, split, rows[i], &b);
+        b->ts[r] = ts;
+    }
+    s->splits[split].n_rows += n;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
 }
 
 void th_source_end(th_source *s, uint32_t split)

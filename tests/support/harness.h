@@ -41,6 +41,10 @@ weir_source_spec th_source_spec(th_source *src, const char *name);
 void th_source_row(th_source *src, uint32_t split, weir_ts ts, ...);
 void th_source_row_text(th_source *src, uint32_t split, weir_ts ts,
                         const char *fields);
+/* n rows at once: a read that comes after takes them together (as many
+ * as its batch holds), so a test can give an operator one batch of them. */
+void th_source_rows_text(th_source *src, uint32_t split, weir_ts ts,
+                         const char *const *rows, size_t n);
 /* Unbounded sources: the split ends once its rows so far are read. */
 void th_source_end(th_source *src, uint32_t split);
 void th_source_end_all(th_source *src);
