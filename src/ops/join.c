@@ -676,7 +676,7 @@ static int emit_pair(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, we
 {
     for (int64_t t = 0; t < times; t++) {
         uint32_t r;
-        int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
+        int rc = weir__join_core_out_row_to_fill(&j->core, ctx, kind, ts, &r);
         if (!rc && !(rc = out_side(j, ctx, r, 0, i)))
             rc = out_side(j, ctx, r, 1, i);
         if (rc)
@@ -692,7 +692,7 @@ static int emit_padded(join_op *j, weir_op_ctx *ctx, int s, uint32_t i, int64_t 
     uint32_t ooff = s == 0 ? c->n_out[0] : 0, on = c->n_out[1 - s];
     for (int64_t t = 0; t < times; t++) {
         uint32_t r;
-        int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
+        int rc = weir__join_core_out_row_to_fill(&j->core, ctx, kind, ts, &r);
         if (!rc)
             rc = out_side(j, ctx, r, s, i);
         if (rc)
@@ -998,7 +998,7 @@ static int emit_left(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, we
 {
     for (int64_t t = 0; t < times; t++) {
         uint32_t r;
-        int rc = weir__join_core_out_row(&j->core, ctx, kind, ts, &r);
+        int rc = weir__join_core_out_row_to_fill(&j->core, ctx, kind, ts, &r);
         if (!rc)
             rc = out_side(j, ctx, r, 0, i);
         if (rc)
@@ -1218,7 +1218,7 @@ static int emit_expired(join_op *j, weir_op_ctx *ctx, int s, const cand_ref *cr)
     for (int64_t t = 0; t < cr->count; t++) {
         uint32_t r;
         int rc =
-            weir__join_core_out_row(&j->core, ctx, WEIR_ROW_INSERT, cr->ts, &r);
+            weir__join_core_out_row_to_fill(&j->core, ctx, WEIR_ROW_INSERT, cr->ts, &r);
         if (!rc)
             rc = weir__crow_decode(j->scan.data + cr->off, cr->len, j->core.out,
                                   r, off, c->n_out[s]);

@@ -68,5 +68,9 @@ int weir__join_core_flush(weir_join_core *jc, weir_op_ctx *ctx);
  * is full): its index in *row. */
 int weir__join_core_out_row(weir_join_core *jc, weir_op_ctx *ctx,
                             weir_row_kind kind, weir_ts ts, uint32_t *row);
+/* The same for a row whose every column the caller writes next (a value or
+ * a NULL): its values not zeroed first. */
+int weir__join_core_out_row_to_fill(weir_join_core *jc, weir_op_ctx *ctx, weir_row_kind kind, weir_ts ts,
+                                    uint32_t *row);
 
 #endif

@@ -371,7 +371,11 @@ __attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, s
     weir_strref at = {0, 0};
     size_t used = 0, heap_before = dst->heap_len;
     int rc = 0;
-    for (uint32_t i = 0; i < n && !rc; i++) {
+    /* Some columns: read up to the last one wanted, the bytes after it left unread. */
+    uint32_t upto = n;
+    while (want && upto > 0 && !want[upto - 1])
+        upto--;
+    for (uint32_t i = 0; i < upto && !rc; i++) {
         uint32_t c = off + i;
         if (skip && skip[i]) {
             if (bits[i >> 3] & (1u << (i & 7))) /* a column left out has no NULL bit */
@@ -432,8 +436,8 @@ __attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, s
         }
         }
     }
-    /* every byte read, and no NULL bit past the columns */
-    if (!rc && (p != end || ((n & 7) && bits[nb - 1] >> (n & 7))))
+    /* every byte read (when every column was), and no NULL bit past the columns */
+    if (!rc && ((upto == n && p != end) || ((n & 7) && bits[nb - 1] >> (n & 7))))
         rc = WEIR_ECORRUPT;
     if (h)
         dst->heap_len = rc ? heap_before : at.off + used;

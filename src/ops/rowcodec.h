@@ -73,7 +73,9 @@ int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *o
  * in one piece of dst's heap; WEIR_ECORRUPT when it does not decode. */
 int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n);
 /* The same for the columns i with want[i] only (want has n entries); the
- * others of the row are left as they are, but the whole row is checked.
+ * others of the row are left as they are. The row is read up to its last
+ * column wanted: a row cut or spoilt after it is not refused here (a row
+ * decoded whole, as every row a join emits is, is checked whole).
  * The row's column types are those of columns [off, off + n) of types
  * (NULL: dst's; a column not wanted may have another type in dst). */
 int weir__crow_decode_some(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n,
