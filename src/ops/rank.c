@@ -993,13 +993,55 @@ static inline bool col_valid(const weir_column *c, uint32_t row)
 }
 
 /*
+ * The queued takes' strings, when they lie close together in o->take_in's
+ * heap (the rows of a batch, written in order): the bytes from the first to
+ * the end of the last, copied into o->out's heap in one move, *span their
+ * place there and *moved what to add to an input offset to get its output
+ * one. Left as is (span->len 0) when there are none, or when that span is
+ * over twice the strings' own bytes (rows far apart, a string shared by
+ * many rows): then each string is copied alone.
+ */
+static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
+{
+    const row_pair *tp = o->takes;
+    const uint32_t n = o->n_takes;
+    const weir_batch *in = o->take_in;
+    uint64_t lo = UINT64_MAX, hi = 0, total = 0;
+    for (uint32_t c = 0; c < o->n_cols; c++) {
+        if (!o->varlen[c])
+            continue;
+        const weir_column *ic = &in->cols[c];
+        const weir_strref *sr = (const weir_strref *)(const void *)ic->data;
+        for (uint32_t i = 0; i < n; i++) {
+            weir_strref r = sr[tp[i].src];
+            if (!r.len || !col_valid(ic, tp[i].src))
+                continue;
+            total += r.len;
+            lo = r.off < lo ? r.off : lo;
+            hi = r.off + (uint64_t)r.len > hi ? r.off + (uint64_t)r.len : hi;
+        }
+    }
+    if (!total || hi - lo > 2 * total)
+        return 0;
+    char *h;
+    int rc = weir_batch_heap_alloc(o->out, hi - lo, &h, span);
+    if (rc)
+        return rc;
+    memcpy(h, in->heap + lo, hi - lo);
+    *moved = (int64_t)span->off - (int64_t)lo;
+    return 0;
+}
+
+/*
  * The rows emit queued, written column by column before the batch leaves:
  * a loop over the queued rows per column costs a fraction of a loop over
  * each row's columns (a width switch, a NULL check and the column arrays
  * reloaded per value). Two queues, in emission order:
  * - o->takes: input rows of o->take_in, the batch being processed (it
- *   lives until process returns, and every send happens inside it); each
- *   string column's bytes of all the queued rows take one piece of the heap.
+ *   lives until process returns, and every send happens inside it): their
+ *   strings' stretch of its heap is copied in one move (takes_span), else
+ *   each string column's bytes of all the queued rows take one piece of
+ *   the heap.
  * - o->copies: rows of o->out itself (a Top-N with the rank number emits
  *   most rows twice, a deduplication the row it replaces when its key had a
  *   row earlier in the batch). A copy reads a row written directly, a taken
@@ -1014,12 +1056,29 @@ static int takes_apply(rank_op *o)
     const uint32_t n = o->n_takes;
     const weir_batch *in = o->take_in;
     weir_batch *b = o->out;
+    /* the span of in's heap under the queued strings, copied whole when it is at most twice their
+     * bytes (span.len == 0: one copy per string) */
+    weir_strref span = {0, 0};
+    int64_t moved = 0;
+    int rc = n ? takes_span(o, &span, &moved) : 0;
+    if (rc)
+        return rc;
     for (uint32_t c = 0; c < o->n_cols && n; c++) {
         const weir_column *ic = &in->cols[c];
         char *d = b->cols[c].data;
         const char *s = ic->data;
         size_t w = o->out_w[c];
-        if (o->varlen[c]) {
+        if (o->varlen[c] && span.len) {
+            const weir_strref *sr = (const weir_strref *)(const void *)s;
+            weir_strref *dr = (weir_strref *)(void *)d;
+            for (uint32_t i = 0; i < n; i++) {
+                if (!col_valid(ic, tp[i].src))
+                    continue;
+                weir_strref r = sr[tp[i].src];
+                /* an empty string's offset may lie outside the span: it reads nothing */
+                dr[tp[i].dst] = (weir_strref){r.len ? (uint32_t)(r.off + moved) : span.off, r.len};
+            }
+        } else if (o->varlen[c]) {
             const weir_strref *sr = (const weir_strref *)(const void *)s;
             weir_strref *dr = (weir_strref *)(void *)d;
             size_t total = 0;
@@ -1028,8 +1087,7 @@ static int takes_apply(rank_op *o)
                     total += sr[tp[i].src].len;
             char *h = NULL;
             weir_strref at = {0, 0};
-            int rc = total ? weir_batch_heap_alloc(b, total, &h, &at) : 0;
-            if (rc)
+            if (total && (rc = weir_batch_heap_alloc(b, total, &h, &at)))
                 return rc;
             uint32_t off = at.off;
             for (uint32_t i = 0; i < n; i++) {
