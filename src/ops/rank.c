@@ -128,6 +128,7 @@ typedef struct rank_op {
     weir_batch *out;
     uint8_t *out_w;   /* the byte width of each output column (all of them) */
     bool *varlen;     /* which of the row's columns are strings (heap references) */
+    size_t *take_bytes; /* per string column, the bytes of the queued takes' strings (takes_span) */
     uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
     /* rows of out still to be written (takes_apply), in emission order (room for a batch each) */
     row_pair *takes;         /* from take_in */
@@ -993,13 +994,14 @@ static inline bool col_valid(const weir_column *c, uint32_t row)
 }
 
 /*
- * The queued takes' strings, when they lie close together in o->take_in's
- * heap (the rows of a batch, written in order): the bytes from the first to
- * the end of the last, copied into o->out's heap in one move, *span their
- * place there and *moved what to add to an input offset to get its output
- * one. Left as is (span->len 0) when there are none, or when that span is
- * over twice the strings' own bytes (rows far apart, a string shared by
- * many rows): then each string is copied alone.
+ * The queued takes' strings: their bytes per string column into
+ * o->take_bytes and, when they lie close together in o->take_in's heap (the
+ * rows of a batch, written in order), the bytes from the first to the end
+ * of the last, copied into o->out's heap in one move: *span their place
+ * there and *moved what to add to an input offset to get its output one.
+ * No span (span->len 0) when there are no bytes, or when the span is over
+ * twice the strings' own (rows far apart, a string shared by many rows):
+ * then each column's strings are copied one by one.
  */
 static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
 {
@@ -1012,14 +1014,17 @@ static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
             continue;
         const weir_column *ic = &in->cols[c];
         const weir_strref *sr = (const weir_strref *)(const void *)ic->data;
+        uint64_t bytes = 0;
         for (uint32_t i = 0; i < n; i++) {
             weir_strref r = sr[tp[i].src];
             if (!r.len || !col_valid(ic, tp[i].src))
                 continue;
-            total += r.len;
+            bytes += r.len;
             lo = r.off < lo ? r.off : lo;
             hi = r.off + (uint64_t)r.len > hi ? r.off + (uint64_t)r.len : hi;
         }
+        o->take_bytes[c] = bytes;
+        total += bytes;
     }
     if (!total || hi - lo > 2 * total)
         return 0;
@@ -1081,10 +1086,7 @@ static int takes_apply(rank_op *o)
         } else if (o->varlen[c]) {
             const weir_strref *sr = (const weir_strref *)(const void *)s;
             weir_strref *dr = (weir_strref *)(void *)d;
-            size_t total = 0;
-            for (uint32_t i = 0; i < n; i++)
-                if (col_valid(ic, tp[i].src))
-                    total += sr[tp[i].src].len;
+            size_t total = o->take_bytes[c];
             char *h = NULL;
             weir_strref at = {0, 0};
             if (total && (rc = weir_batch_heap_alloc(b, total, &h, &at)))
@@ -1685,7 +1687,8 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     if (!o->out_w)
         return WEIR_ENOMEM;
     o->varlen = weir_calloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1, sizeof *o->varlen);
-    if (!o->varlen)
+    o->take_bytes = weir_calloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1, sizeof *o->take_bytes);
+    if (!o->varlen || !o->take_bytes)
         return WEIR_ENOMEM;
     o->takes = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->takes);
     o->copies = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->copies);
@@ -1810,6 +1813,7 @@ static void rank_close(void *op)
     weir_batch_destroy(o->out);
     weir_free(o->out_w);
     weir_free(o->varlen);
+    weir_free(o->take_bytes);
     weir_free(o->drop);
     weir_free(o->fill);
     weir_free(o->takes);
