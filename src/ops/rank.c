@@ -1354,13 +1354,15 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     kept *L = ce->list;
     n = ce->n_list;
     /* the new row's position: after the rows that rank before it, and after equal ones unless
-     * a newer equal row wins (keep-last deduplication) */
-    uint32_t p = 0;
-    while (p < n) {
-        int cmp = sk_cmp(L[p].sk, L[p].sklen, sk, sklen);
-        if (cmp > 0 || (cmp == 0 && c->ties_newer_first))
+     * a newer equal row wins (keep-last deduplication). Those rows are a prefix of the list (it is
+     * in rank order), found from its end: a Top-N's new row mostly ranks past its last row (one
+     * comparison, then it is not kept) or near it. */
+    uint32_t p = n;
+    while (p > 0) {
+        int cmp = sk_cmp(L[p - 1].sk, L[p - 1].sklen, sk, sklen);
+        if (cmp < 0 || (cmp == 0 && !c->ties_newer_first))
             break;
-        p++;
+        p--;
     }
     uint64_t end = c->rank_end, start = c->rank_start;
     bool by_rank = c->rank_fn != WEIR_RANK_ROW_NUMBER; /* window Top-N only */
