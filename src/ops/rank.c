@@ -993,6 +993,8 @@ static inline bool col_valid(const weir_column *c, uint32_t row)
     return c->all_valid || (c->valid[row >> 3] & (1u << (row & 7)));
 }
 
+#define TAKE_SPAN_MAX (4u << 20) /* bytes of the most that takes_span copies in one move */
+
 /*
  * The queued takes' strings: their bytes per string column into
  * o->take_bytes and, when they lie close together in o->take_in's heap (the
@@ -1000,8 +1002,10 @@ static inline bool col_valid(const weir_column *c, uint32_t row)
  * of the last, copied into o->out's heap in one move: *span their place
  * there and *moved what to add to an input offset to get its output one.
  * No span (span->len 0) when there are no bytes, or when the span is over
- * twice the strings' own (rows far apart, a string shared by many rows):
- * then each column's strings are copied one by one.
+ * twice the strings' own (rows far apart, a string shared by many rows) or
+ * over TAKE_SPAN_MAX (long strings gain nothing from one move, and the
+ * output heap stays far from its 4 GiB limit): then each column's strings
+ * are copied one by one.
  */
 static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
 {
@@ -1026,7 +1030,7 @@ static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
         o->take_bytes[c] = bytes;
         total += bytes;
     }
-    if (!total || hi - lo > 2 * total)
+    if (!total || hi - lo > 2 * total || hi - lo > TAKE_SPAN_MAX)
         return 0;
     char *h;
     int rc = weir_batch_heap_alloc(o->out, hi - lo, &h, span);
