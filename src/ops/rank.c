@@ -128,6 +128,7 @@ typedef struct rank_op {
     weir_batch *out;
     uint8_t *out_w;   /* the byte width of each output column (all of them) */
     bool *varlen;     /* which of the row's columns are strings (heap references) */
+    size_t *take_bytes; /* per string column, the bytes of the queued takes' strings (takes_span) */
     uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
     /* rows of out still to be written (takes_apply), in emission order (room for a batch each) */
     row_pair *takes;         /* from take_in */
@@ -992,14 +993,64 @@ static inline bool col_valid(const weir_column *c, uint32_t row)
     return c->all_valid || (c->valid[row >> 3] & (1u << (row & 7)));
 }
 
+#define TAKE_SPAN_MAX (4u << 20) /* bytes of the most that takes_span copies in one move */
+
+/*
+ * The queued takes' strings: their bytes per string column into
+ * o->take_bytes and, when they lie close together in o->take_in's heap (the
+ * rows of a batch, written in order), the bytes from the first to the end
+ * of the last, copied into o->out's heap in one move: *span their place
+ * there and *moved what to add to an input offset to get its output one.
+ * No span (span->len 0) when there are no bytes, or when the span is over
+ * twice the strings' own (rows far apart, a string shared by many rows) or
+ * over TAKE_SPAN_MAX (long strings gain nothing from one move, and the
+ * output heap stays far from its 4 GiB limit): then each column's strings
+ * are copied one by one.
+ */
+static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
+{
+    const row_pair *tp = o->takes;
+    const uint32_t n = o->n_takes;
+    const weir_batch *in = o->take_in;
+    uint64_t lo = UINT64_MAX, hi = 0, total = 0;
+    for (uint32_t c = 0; c < o->n_cols; c++) {
+        if (!o->varlen[c])
+            continue;
+        const weir_column *ic = &in->cols[c];
+        const weir_strref *sr = (const weir_strref *)(const void *)ic->data;
+        uint64_t bytes = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            weir_strref r = sr[tp[i].src];
+            if (!r.len || !col_valid(ic, tp[i].src))
+                continue;
+            bytes += r.len;
+            lo = r.off < lo ? r.off : lo;
+            hi = r.off + (uint64_t)r.len > hi ? r.off + (uint64_t)r.len : hi;
+        }
+        o->take_bytes[c] = bytes;
+        total += bytes;
+    }
+    if (!total || hi - lo > 2 * total || hi - lo > TAKE_SPAN_MAX)
+        return 0;
+    char *h;
+    int rc = weir_batch_heap_alloc(o->out, hi - lo, &h, span);
+    if (rc)
+        return rc;
+    memcpy(h, in->heap + lo, hi - lo);
+    *moved = (int64_t)span->off - (int64_t)lo;
+    return 0;
+}
+
 /*
  * The rows emit queued, written column by column before the batch leaves:
  * a loop over the queued rows per column costs a fraction of a loop over
  * each row's columns (a width switch, a NULL check and the column arrays
  * reloaded per value). Two queues, in emission order:
  * - o->takes: input rows of o->take_in, the batch being processed (it
- *   lives until process returns, and every send happens inside it); each
- *   string column's bytes of all the queued rows take one piece of the heap.
+ *   lives until process returns, and every send happens inside it): their
+ *   strings' stretch of its heap is copied in one move (takes_span), else
+ *   each string column's bytes of all the queued rows take one piece of
+ *   the heap.
  * - o->copies: rows of o->out itself (a Top-N with the rank number emits
  *   most rows twice, a deduplication the row it replaces when its key had a
  *   row earlier in the batch). A copy reads a row written directly, a taken
@@ -1014,22 +1065,35 @@ static int takes_apply(rank_op *o)
     const uint32_t n = o->n_takes;
     const weir_batch *in = o->take_in;
     weir_batch *b = o->out;
+    /* the span of in's heap under the queued strings, copied whole when it is at most twice their
+     * bytes (span.len == 0: one copy per string) */
+    weir_strref span = {0, 0};
+    int64_t moved = 0;
+    int rc = n ? takes_span(o, &span, &moved) : 0;
+    if (rc)
+        return rc;
     for (uint32_t c = 0; c < o->n_cols && n; c++) {
         const weir_column *ic = &in->cols[c];
         char *d = b->cols[c].data;
         const char *s = ic->data;
         size_t w = o->out_w[c];
-        if (o->varlen[c]) {
+        if (o->varlen[c] && span.len) {
             const weir_strref *sr = (const weir_strref *)(const void *)s;
             weir_strref *dr = (weir_strref *)(void *)d;
-            size_t total = 0;
-            for (uint32_t i = 0; i < n; i++)
-                if (col_valid(ic, tp[i].src))
-                    total += sr[tp[i].src].len;
+            for (uint32_t i = 0; i < n; i++) {
+                if (!col_valid(ic, tp[i].src))
+                    continue;
+                weir_strref r = sr[tp[i].src];
+                /* an empty string's offset may lie outside the span: it reads nothing */
+                dr[tp[i].dst] = (weir_strref){r.len ? (uint32_t)(r.off + moved) : span.off, r.len};
+            }
+        } else if (o->varlen[c]) {
+            const weir_strref *sr = (const weir_strref *)(const void *)s;
+            weir_strref *dr = (weir_strref *)(void *)d;
+            size_t total = o->take_bytes[c];
             char *h = NULL;
             weir_strref at = {0, 0};
-            int rc = total ? weir_batch_heap_alloc(b, total, &h, &at) : 0;
-            if (rc)
+            if (total && (rc = weir_batch_heap_alloc(b, total, &h, &at)))
                 return rc;
             uint32_t off = at.off;
             for (uint32_t i = 0; i < n; i++) {
@@ -1294,13 +1358,15 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     kept *L = ce->list;
     n = ce->n_list;
     /* the new row's position: after the rows that rank before it, and after equal ones unless
-     * a newer equal row wins (keep-last deduplication) */
-    uint32_t p = 0;
-    while (p < n) {
-        int cmp = sk_cmp(L[p].sk, L[p].sklen, sk, sklen);
-        if (cmp > 0 || (cmp == 0 && c->ties_newer_first))
+     * a newer equal row wins (keep-last deduplication). Those rows are a prefix of the list (it is
+     * in rank order), found from its end: a Top-N's new row mostly ranks past its last row (one
+     * comparison, then it is not kept) or near it. */
+    uint32_t p = n;
+    while (p > 0) {
+        int cmp = sk_cmp(L[p - 1].sk, L[p - 1].sklen, sk, sklen);
+        if (cmp < 0 || (cmp == 0 && !c->ties_newer_first))
             break;
-        p++;
+        p--;
     }
     uint64_t end = c->rank_end, start = c->rank_start;
     bool by_rank = c->rank_fn != WEIR_RANK_ROW_NUMBER; /* window Top-N only */
@@ -1627,7 +1693,8 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     if (!o->out_w)
         return WEIR_ENOMEM;
     o->varlen = weir_calloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1, sizeof *o->varlen);
-    if (!o->varlen)
+    o->take_bytes = weir_calloc(c->out_schema->n_fields ? c->out_schema->n_fields : 1, sizeof *o->take_bytes);
+    if (!o->varlen || !o->take_bytes)
         return WEIR_ENOMEM;
     o->takes = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->takes);
     o->copies = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->copies);
@@ -1754,6 +1821,7 @@ static void rank_close(void *op)
     weir_batch_destroy(o->out);
     weir_free(o->out_w);
     weir_free(o->varlen);
+    weir_free(o->take_bytes);
     weir_free(o->drop);
     weir_free(o->fill);
     weir_free(o->takes);
