@@ -168,7 +168,10 @@ def print_lines(case, sinks):
                     for kind, v in zip(kinds, row.values()):
                         if v is None:
                             vals.append("null")
-                        elif kind == "ts":
+                        elif kind.startswith("ts") or kind == "ltz":
+                            # debezium-json writes "2020-01-31 10:00:00.123"
+                            # where the print sink writes a T (every
+                            # timestamp kind of the generators: ts, ts0..ts9, ltz)
                             vals.append(str(v).replace(" ", "T"))
                         else:
                             vals.append(str(v))

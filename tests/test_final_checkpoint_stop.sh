@@ -6,7 +6,9 @@
 # final one is tried again and again) stops on SIGTERM: it retried without
 # end and ran on after the signal. It ends within a bound, exit 143,
 # saying that it stops without a final checkpoint and that nothing was
-# committed.
+# committed. The same job stopped with a savepoint (the signal `weir
+# savepoint --stop` sends) ends too, exit 1 (it exited 0 as if stopped
+# well), saying that no savepoint was written.
 set -u
 weir=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 work=$(mktemp -d)
@@ -15,32 +17,41 @@ cd "$work" || exit 1
 cat > job.sql <<'SQL'
 SET 'state.checkpoints.dir' = 'ck';
 SET 'execution.checkpointing.interval' = '10 min';
+SET 'state.savepoints.dir' = 'sp';
 SET 'parallelism.default' = '2';
 CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3000', 'rows-per-second' = '1000',
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000');
 CREATE TABLE o (id BIGINT, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'blackhole');
 INSERT INTO o SELECT id, COUNT(*) FROM g GROUP BY id;
 SQL
-fail() { echo "FAIL: $*"; grep -a 'checkpoint\|SIGTERM\|stop' log | tail -5; exit 1; }
-"$weir" run job.sql -D rest.enabled=false > /dev/null 2> log &
-pid=$!
-for ((i = 0; i < 2000; i++)); do [ -d ck ] && break; sleep 0.01; done
-[ -d ck ] || fail "no checkpoint folder"
-rm -rf ck && echo "not a folder" > ck
-# the first checkpoint is 10 min away: a failed one is a final one
-for ((i = 0; i < 3000; i++)); do grep -aq 'checkpoint [0-9]* failed' log && break; sleep 0.01; done
-grep -aq 'checkpoint [0-9]* failed' log || fail "no final checkpoint failed"
-kill -TERM "$pid"
-for ((i = 0; i < 3000; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.01; done
-if kill -0 "$pid" 2> /dev/null; then
-    kill -KILL "$pid"
+fail() { echo "FAIL ($sig): $*"; grep -a 'checkpoint\|SIGTERM\|stop' log | tail -5; exit 1; }
+# stop_case SIGNAL EXIT PATTERN: the job above, its folder spoilt, stopped by
+# SIGNAL once a final checkpoint failed; it must end with EXIT, its log
+# holding the give-up and PATTERN
+stop_case() {
+    sig=$1
+    rm -rf ck log
+    "$weir" run job.sql -D rest.enabled=false > /dev/null 2> log &
+    pid=$!
+    for ((i = 0; i < 2000; i++)); do [ -d ck ] && break; sleep 0.01; done
+    [ -d ck ] || fail "no checkpoint folder"
+    rm -rf ck && echo "not a folder" > ck
+    # the first checkpoint is 10 min away: a failed one is a final one
+    for ((i = 0; i < 3000; i++)); do grep -aq 'checkpoint [0-9]* failed' log && break; sleep 0.01; done
+    grep -aq 'checkpoint [0-9]* failed' log || fail "no final checkpoint failed"
+    kill -s "$sig" "$pid"
+    for ((i = 0; i < 3000; i++)); do kill -0 "$pid" 2> /dev/null || break; sleep 0.01; done
+    if kill -0 "$pid" 2> /dev/null; then
+        kill -KILL "$pid"
+        wait "$pid"
+        fail "still running 30 s after the signal"
+    fi
     wait "$pid"
-    fail "still running 30 s after SIGTERM"
-fi
-wait "$pid"
-rc=$?
-[ $rc -eq 143 ] || fail "exit $rc, expected 143"
-grep -aq 'its final checkpoint failed 3 times .*: it stops without one' log || fail "the give-up is not said"
-grep -aq 'stopped at once (SIGTERM) before any checkpoint completed: nothing was committed' log ||
-    fail "the stop does not say that nothing was committed"
+    rc=$?
+    [ $rc -eq "$2" ] || fail "exit $rc, expected $2"
+    grep -aq 'its final checkpoint failed 3 times .*: it stops without one' log || fail "the give-up is not said"
+    grep -aq "$3" log || fail "the log does not say: $3"
+}
+stop_case TERM 143 'stopped at once (SIGTERM) before any checkpoint completed: nothing was committed'
+stop_case $(($(kill -l SIGRTMIN) + 1)) 1 'the job stopped without its final checkpoint .*: no savepoint was written'
 echo "test_final_checkpoint_stop: ok"

@@ -233,6 +233,10 @@ typedef struct weir_checkpoint_stats {
     uint64_t failed;          /* checkpoints failed in this run */
     uint32_t in_progress;
     char last_failure[256]; /* why the last failed one failed */
+    /* The job was asked to stop, its final checkpoint kept failing, and it
+     * was canceled without one: its output stays at the last completed
+     * checkpoint (a stop-with-savepoint wrote no savepoint). */
+    bool final_given_up;
 } weir_checkpoint_stats;
 
 /* A consistent copy of the coordinator's counters; WEIR_ENOTFOUND without

@@ -1491,6 +1491,7 @@ static void *coord_main(void *arg)
         }
         if (c->final_give_up && !c->final_id) {
             c->final_give_up = false;
+            c->stats.final_given_up = true;
             weir__ckpt_log(&c->cfg,
                            "the job is stopping and its final checkpoint "
                            "failed %u times (the last: %s): it stops without "

@@ -817,7 +817,18 @@ again:;
     weir__registry_set_rest_url(NULL);
     report_summary(job, (double)(weir_monotonic_ns() - t0) / 1e9);
     int exit_code = WEIR_EXIT_OK;
-    if (weir_cli_stopper_signal(&stopper) && (!jrc || jrc == WEIR_ECANCELED)) {
+    weir_checkpoint_stats cs;
+    if ((!jrc || jrc == WEIR_ECANCELED) && !weir_job_checkpoint_stats(job, &cs) && cs.final_given_up &&
+        !weir_cli_stopper_signal(&stopper)) {
+        /* a stop-with-savepoint (or an API stop) whose final checkpoint kept
+         * failing: canceled without it, so nothing since the last
+         * completed checkpoint was committed and no savepoint was written */
+        weir_cli_log(WEIR_LOG_ERROR,
+                     "the job stopped without its final checkpoint (the last failure: %s): no savepoint was "
+                     "written, the output stays at the last completed checkpoint",
+                     cs.last_failure);
+        exit_code = WEIR_EXIT_FAILED;
+    } else if (weir_cli_stopper_signal(&stopper) && (!jrc || jrc == WEIR_ECANCELED)) {
         weir_cli_stopper_report(&stopper, job);
         exit_code = weir_cli_stopper_exit_code(&stopper);
     } else if (jrc && jrc != WEIR_ECANCELED) {

@@ -220,12 +220,12 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
     if (c->any_ext) {
         g->vnum = weir_calloc(c->n_aggs, sizeof *g->vnum);
         uint32_t *widths = weir_calloc(c->n_aggs, sizeof *widths);
-        uint32_t nv = 0;
-        for (uint32_t i = 0; g->vnum && widths && i < c->n_aggs; i++)
-            if (c->ext[i] && c->view[i] == i) {
-                g->vnum[i] = nv;
-                widths[nv++] = c->view_width[i];
-            }
+        /* the views numbered as the spec listed their first sharers (vhead) */
+        uint32_t nv = c->n_views;
+        for (uint32_t k = 0; g->vnum && widths && k < nv; k++) {
+            g->vnum[c->vhead[k]] = k;
+            widths[k] = c->view_width[c->vhead[k]];
+        }
         g->ring = weir_calloc(GA_RING, sizeof *g->ring);
         g->vring = weir_calloc((size_t)GA_RING * c->n_views, sizeof *g->vring);
         for (size_t k = 0; g->vring && k < (size_t)GA_RING * c->n_views; k++)
