@@ -236,8 +236,8 @@ void th_source_rows_text(th_source *s, uint32_t split, weir_ts ts,
         weir_batch *b;
         int r = text_row(s, split, rows[i], &b);
         b->ts[r] = ts;
+        s->splits[split].n_rows++; /* new_row opens the next chunk by it */
     }
-    s->splits[split].n_rows += n;
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);
 }
