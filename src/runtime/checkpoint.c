@@ -268,7 +268,7 @@ typedef struct snap_blob_info {
     const uint8_t *inflight;
     size_t inflight_len;
     uint64_t inflight_msgs;
-    uint32_t head_op; /* index in ops of the task's head operator (n_ops: none) */
+    uint32_t head_op; /* in ops: the task's head operator (n_ops: none) */
 } snap_blob_info;
 
 struct weir__snapshot_set {

@@ -510,9 +510,10 @@ static int explain_edge(const weir_job *job, const weir__edge *e, weir_buf *out)
     if (!rc && e->side_tag)
         rc = weir_buf_printf(out, " from side output %d of %s", e->side_tag,
                              from->name);
-    if (!rc && e->chained) /* a keyed edge whose rows are where it would send them */
-        rc = weir_buf_printf(out, " chained to %s (rows already on their key's subtask)\n",
-                             to->name);
+    if (!rc && e->chained) /* keyed, its rows already where it sends them */
+        rc = weir_buf_printf(
+            out, " chained to %s (rows already on their key's subtask)\n",
+            to->name);
     else if (!rc)
         rc = weir_buf_printf(out, " to task %d (%s, input %u)\n", to->task,
                              to->name, e->input);

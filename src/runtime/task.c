@@ -1120,7 +1120,8 @@ static int load_inflight(weir__subtask *st)
                 task->parallelism);
     }
     if (job->restore.inflight_unplaced) {
-        int *heads = weir_calloc(job->n_tasks ? job->n_tasks : 1, sizeof *heads);
+        int *heads =
+            weir_calloc(job->n_tasks ? job->n_tasks : 1, sizeof *heads);
         if (!heads)
             return WEIR_ENOMEM;
         for (uint32_t t = 0; t < job->n_tasks; t++)
