@@ -1958,6 +1958,13 @@ static uint32_t timed_task_parallelism(void *ud, int task)
                : 0;
 }
 
+static int timed_inflight_unplaced(void *ud, const int *heads,
+                                   uint32_t n_tasks, int *head)
+{
+    weir__coord *c = ud;
+    return c->inner.inflight_unplaced(c->inner.ud, heads, n_tasks, head);
+}
+
 /* cfg's object storage options, copied: savepoints open storage later. */
 static int copy_s3_options(weir__coord *c)
 {
@@ -2383,6 +2390,10 @@ int weir_job_enable_checkpoints(weir_job *job,
                                                    ? timed_inflight
                                                    : NULL,
                                    .task_parallelism = timed_task_parallelism,
+                                   .inflight_unplaced =
+                                       c->inner.inflight_unplaced
+                                           ? timed_inflight_unplaced
+                                           : NULL,
                                    .ud = c};
         if ((rc = weir__job_set_restore(job, &rs))) {
             weir_error_set(err, rc,

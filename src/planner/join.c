@@ -29,6 +29,7 @@
 
 #include "ops/ops.h"
 #include "planner/planner.h"
+#include "runtime/runtime.h"
 
 /* WHERE conjuncts offered to comma joins; a join that takes one marks it used. */
 struct join_conds {
@@ -1309,6 +1310,31 @@ static int plan_temporal_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_
     return 0;
 }
 
+/*
+ * A regular join's rows are on the subtask that owns their join key's key
+ * group: as output columns, the key of a side never padded with NULLs
+ * (INNER: the left, else the right; LEFT: the left; RIGHT: the right), where
+ * that side's key is plain columns (a computed key, cast or normalised, is
+ * not the column's value). A keyed exchange on them after the join is
+ * chained (runtime/plan.c).
+ */
+static int join_keyed_output(plan_ctx *pc, int node, weir_join_type type, const join_side *sd, uint32_t nl,
+                             uint32_t nr, uint32_t n_keys)
+{
+    for (uint32_t s = 0; s < 2 && n_keys; s++) {
+        bool padded = type != WEIR_JOIN_INNER && type != (s == 0 ? WEIR_JOIN_LEFT : WEIR_JOIN_RIGHT);
+        weir_keyspec part = {.n = n_keys};
+        bool plain = !padded;
+        for (uint32_t i = 0; i < n_keys && plain; i++) {
+            plain = sd[s].ks.cols[i] < (s ? nr : nl);
+            part.cols[i] = (s ? nl : 0) + sd[s].ks.cols[i];
+        }
+        if (plain)
+            return weir__job_keyed_output(pc->job, node, &part, s);
+    }
+    return 0;
+}
+
 static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_type type, join_side *sd,
                       const versioned_side *versioned, cat_table *lookup, join_conds *where, const semi_in *sq,
                       const join_using *ju, rel *out);
@@ -1991,7 +2017,8 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the join: %s", weir_job_error(pc->job));
     }
     if ((rc = weir__describe_row_format(pc->job, j.s)) || (rc = weir__describe_row_log(pc->job, j.s, &jc)) ||
-        (rc = describe_double_keys(pc, j.s, kt, n_keys))) {
+        (rc = describe_double_keys(pc, j.s, kt, n_keys)) ||
+        (rc = join_keyed_output(pc, j.s.node, type, sd, nl, nr, no_key ? 0 : n_keys))) {
         weir_buf_fini(&keytext);
         return rc;
     }

@@ -84,6 +84,17 @@ static int calc_digest(weir_stream in, weir_expr *filter, weir_expr *const *expr
     return rc;
 }
 
+/* Which input column each output column of Calc `node` carries unchanged (all of them for a filter alone). */
+static int calc_passes(plan_ctx *pc, int node, weir_expr *const *exprs, uint32_t n)
+{
+    int32_t *src = plan_alloc(pc, (n ? n : 1) * sizeof *src);
+    if (!src)
+        return WEIR_ENOMEM;
+    for (uint32_t i = 0; i < n; i++)
+        src[i] = exprs ? weir_expr_column_index(exprs[i]) : (int32_t)i;
+    return weir__job_passes_columns(pc->job, node, src, n);
+}
+
 /*
  * plan_calc; ts_to >= 0 (with exprs) makes output column ts_to the event-time
  * attribute, re-stamping the rows with it (the old one becomes the second).
@@ -199,6 +210,8 @@ static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *ex
         return plan_error(pc, r->loc, rc, "cannot add operator %s: %s", label, weir_job_error(pc->job));
     }
     o.above_node = o.s.node;
+    if (!rc)
+        rc = calc_passes(pc, o.s.node, exprs, exprs ? n : os->n_fields);
     if (!rc && alt_out >= 0)
         rc = plan_alt_time_add(pc, o.s.node, (uint32_t)alt_out);
     if (!rc)

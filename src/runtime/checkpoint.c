@@ -267,6 +267,8 @@ typedef struct snap_blob_info {
     uint32_t task, subtask, parallelism;
     const uint8_t *inflight;
     size_t inflight_len;
+    uint64_t inflight_msgs;
+    uint32_t head_op; /* in ops: the task's head operator (n_ops: none) */
 } snap_blob_info;
 
 struct weir__snapshot_set {
@@ -589,6 +591,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
     info->task = task;
     info->subtask = subtask;
     info->parallelism = par;
+    info->head_op = first_op;
     if (!rc)
         rc = get_small(&c, &n_ops);
     for (uint32_t i = 0; i < n_ops && !rc; i++) {
@@ -682,6 +685,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
         uint64_t n_msgs;
         rc = weir__snapshot_read_inflight(&c, &info->inflight,
                                           &info->inflight_len, &n_msgs);
+        info->inflight_msgs = n_msgs;
         if (!rc && n_msgs)
             s->any_inflight = true;
     }
@@ -953,6 +957,25 @@ static int set_inflight(void *ud, int task, uint32_t subtask,
     return 0;
 }
 
+/* In-flight data is read into the head operator of the same task id: a task
+ * whose head differs (the graph changed) cannot take it. */
+static int set_inflight_unplaced(void *ud, const int *heads, uint32_t n_tasks,
+                                 int *head)
+{
+    weir__snapshot_set *s = ud;
+    for (uint32_t i = 0; i < s->n_blobs; i++) {
+        const snap_blob_info *b = &s->info[i];
+        if (!b->inflight_msgs)
+            continue;
+        int h = b->head_op < s->n_ops ? s->ops[b->head_op].node : -1;
+        if (b->task >= n_tasks || h < 0 || heads[b->task] != h) {
+            *head = h;
+            return (int)b->task;
+        }
+    }
+    return -1;
+}
+
 static uint32_t set_task_parallelism(void *ud, int task)
 {
     weir__snapshot_set *s = ud;
@@ -974,6 +997,9 @@ weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s)
                                   .inflight = s->any_inflight ? set_inflight
                                                               : NULL,
                                   .task_parallelism = set_task_parallelism,
+                                  .inflight_unplaced =
+                                      s->any_inflight ? set_inflight_unplaced
+                                                      : NULL,
                                   .ud = s};
 }
 

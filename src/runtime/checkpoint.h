@@ -532,6 +532,14 @@ typedef struct weir__restore_source {
     /* With inflight: the parallelism task had in the checkpoint (0: not in
      * it). In-flight data is restored only at the same parallelisms. */
     uint32_t (*task_parallelism)(void *ud, int task);
+    /*
+     * Optional, with inflight: the first task of the checkpoint whose
+     * in-flight data has no task of the same head operator in the job
+     * (heads[t]: the node at the head of task t, n_tasks of them), or -1;
+     * *head is then the node that headed it there.
+     */
+    int (*inflight_unplaced)(void *ud, const int *heads, uint32_t n_tasks,
+                             int *head);
     void *ud;
 } weir__restore_source;
 

@@ -106,6 +106,7 @@ void weir_job_destroy(weir_job *job)
         weir_free(n->fp_input);
         weir_free(n->in_edges);
         weir_free(n->sides);
+        weir_free(n->passes);
     }
     weir_free(job->nodes);
     weir_free(job->edges);
@@ -142,6 +143,38 @@ weir__node *weir__job_node(const weir_job *job, int id)
     if (id < 0 || (uint32_t)id >= job->n_nodes)
         return NULL;
     return &job->nodes[id];
+}
+
+int weir__job_keyed_output(weir_job *job, int node, const weir_keyspec *part,
+                           uint32_t input)
+{
+    weir__node *n = weir__job_node(job, node);
+    if (!n || n->kind != WEIR__NODE_OPERATOR || !n->out_schema ||
+        input >= n->n_in || part->n > WEIR_KEY_MAX_COLS)
+        return WEIR_EINVAL;
+    for (uint32_t i = 0; i < part->n; i++)
+        if (part->cols[i] >= n->out_schema->n_fields)
+            return WEIR_EINVAL;
+    n->out_part = *part;
+    n->out_part_in = input;
+    return 0;
+}
+
+int weir__job_passes_columns(weir_job *job, int node, const int32_t *src,
+                             uint32_t n)
+{
+    weir__node *nd = weir__job_node(job, node);
+    if (!nd || nd->kind != WEIR__NODE_OPERATOR || !nd->out_schema ||
+        n != nd->out_schema->n_fields || nd->n_in != 1)
+        return WEIR_EINVAL;
+    int32_t *p = weir_calloc(n ? n : 1, sizeof *p);
+    if (!p)
+        return WEIR_ENOMEM;
+    if (n)
+        memcpy(p, src, n * sizeof *p);
+    weir_free(nd->passes);
+    nd->passes = p;
+    return 0;
 }
 
 /* Graph building fails the job for good: a half-built graph must not run. */
@@ -477,7 +510,11 @@ static int explain_edge(const weir_job *job, const weir__edge *e, weir_buf *out)
     if (!rc && e->side_tag)
         rc = weir_buf_printf(out, " from side output %d of %s", e->side_tag,
                              from->name);
-    if (!rc)
+    if (!rc && e->chained) /* keyed, its rows already where it sends them */
+        rc = weir_buf_printf(
+            out, " chained to %s (rows already on their key's subtask)\n",
+            to->name);
+    else if (!rc)
         rc = weir_buf_printf(out, " to task %d (%s, input %u)\n", to->task,
                              to->name, e->input);
     return rc;
@@ -521,7 +558,9 @@ int weir_job_explain(const weir_job *job, weir_buf *out)
         for (uint32_t i = 0; !rc && i < task->n_nodes; i++) {
             int nid = task->nodes[i];
             for (uint32_t e = 0; !rc && e < job->n_edges; e++)
-                if (job->edges[e].from == nid && !job->edges[e].chained)
+                if (job->edges[e].from == nid &&
+                    (!job->edges[e].chained ||
+                     job->edges[e].part == WEIR_PART_KEYED))
                     rc = explain_edge(job, &job->edges[e], out);
         }
     }

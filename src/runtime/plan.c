@@ -2,9 +2,13 @@
  * runtime/plan.c - from the job graph to running threads.
  *
  * Chaining: an edge A -> B is chained (B runs in A's thread, called
- * synchronously) when it is A's main output, FORWARD, A and B have the same
- * parallelism, B has that single input and A's main output has no other
- * consumer. Every other edge becomes channels between the subtasks of the two
+ * synchronously) when it is A's main output, A and B have the same
+ * parallelism, B has that single input, A's main output has no other
+ * consumer, and the edge is FORWARD or KEYED on columns by which A's rows
+ * are already where the exchange would send them (keyed_in_place; never in
+ * a job run by several processes, whose keyed edges cross them). A chained
+ * KEYED edge still makes B keyed (opctx.c): only the copy and the thread
+ * hop go. Every other edge becomes channels between the subtasks of the two
  * tasks: one per (producer, consumer) pair, or one per subtask index for a
  * FORWARD edge between equal parallelisms. A FORWARD edge between different
  * parallelisms cannot keep "subtask i to subtask i", so it is planned as
@@ -18,12 +22,72 @@
 
 #include "runtime/runtime.h"
 
+static const weir_schema *edge_schema(const weir_job *job, const weir__edge *e);
+
+static bool same_type(weir_type a, weir_type b)
+{
+    return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
+}
+
+/*
+ * Whether every row of node a's main output is on the subtask of a (at its
+ * parallelism) that owns the key group of its columns k: a keyed exchange on
+ * k would send it where it is. The key group hashes the encoded key, so the
+ * columns must hold the very values of the key a's input was hashed by, of
+ * the same types (nullability aside: it does not change the encoding): a's
+ * own keyed input (out_part), or through a's chained single input and
+ * columns it passes unchanged (passes), the same of the node above. Edges
+ * are planned in order, and an edge into a comes before every edge out of a.
+ */
+static bool keyed_in_place(const weir_job *job, const weir__node *a,
+                           const weir_keyspec *k)
+{
+    if (a->kind != WEIR__NODE_OPERATOR || !a->out_schema || k->n == 0)
+        return false;
+    for (uint32_t i = 0; i < k->n; i++)
+        if (k->cols[i] >= a->out_schema->n_fields)
+            return false;
+    if (a->out_part.n == k->n) {
+        const weir__edge *in = &job->edges[a->in_edges[a->out_part_in]];
+        const weir_schema *is = edge_schema(job, in);
+        bool same = in->part == WEIR_PART_KEYED && in->key.n == k->n && is;
+        for (uint32_t i = 0; same && i < k->n; i++)
+            same = k->cols[i] == a->out_part.cols[i] &&
+                   in->key.cols[i] < is->n_fields &&
+                   same_type(a->out_schema->fields[k->cols[i]].type,
+                             is->fields[in->key.cols[i]].type);
+        if (same)
+            return true;
+    }
+    if (!a->passes || a->n_in != 1)
+        return false;
+    const weir__edge *in = &job->edges[a->in_edges[0]];
+    const weir__node *up = &job->nodes[in->from];
+    if (!in->chained || in->side_tag != 0 || !up->out_schema)
+        return false;
+    weir_keyspec uk = {.n = k->n};
+    for (uint32_t i = 0; i < k->n; i++) {
+        int32_t c = a->passes[k->cols[i]];
+        if (c < 0 || (uint32_t)c >= up->out_schema->n_fields ||
+            !same_type(up->out_schema->fields[c].type,
+                       a->out_schema->fields[k->cols[i]].type))
+            return false;
+        uk.cols[i] = (uint32_t)c;
+    }
+    return keyed_in_place(job, up, &uk);
+}
+
 static bool edge_chains(const weir_job *job, const weir__edge *e)
 {
     const weir__node *a = &job->nodes[e->from], *b = &job->nodes[e->to];
-    if (e->side_tag != 0 || e->part != WEIR_PART_FORWARD ||
-        a->parallelism != b->parallelism || b->n_in != 1)
+    if (e->side_tag != 0 || a->parallelism != b->parallelism || b->n_in != 1)
         return false;
+    if (e->part == WEIR_PART_KEYED) {
+        if (job->cluster_count > 1 || !keyed_in_place(job, a, &e->key))
+            return false;
+    } else if (e->part != WEIR_PART_FORWARD) {
+        return false;
+    }
     for (uint32_t i = 0; i < job->n_edges; i++) {
         const weir__edge *o = &job->edges[i];
         if (o != e && o->from == e->from && o->side_tag == 0)

@@ -77,6 +77,17 @@ typedef struct weir__node {
     bool restore_canonical_rows;
     /* it keeps Top-N rows whole (written before "rank rows: 2"; checkpoint/compat.c) */
     bool restore_whole_rank_rows;
+    /*
+     * Where the main output's rows are (plan.c keyed_in_place): out_part,
+     * when n > 0, holds the values of input out_part_in's key, so that a row
+     * is on the subtask that owns its key group whenever that input arrives
+     * keyed (a join's rows, by the key of a side never padded with NULLs);
+     * passes, when set, gives per output column the input column it carries
+     * unchanged, or -1 (a Calc). Both are set by the SQL planner.
+     */
+    weir_keyspec out_part;
+    uint32_t out_part_in;
+    int32_t *passes;
     /* plan */
     int task;
     uint32_t chain_pos;
@@ -392,6 +403,13 @@ int weir__job_fail(weir_job *job, int code, const char *fmt, ...)
 int weir__job_build_error(weir_job *job, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 weir__node *weir__job_node(const weir_job *job, int id);
+/* Node `node`'s output columns `part` hold the key of its input `input`. */
+int weir__job_keyed_output(weir_job *job, int node, const weir_keyspec *part,
+                           uint32_t input);
+/* Per output column of node `node` (n of them): the input column it carries
+ * unchanged, or -1. */
+int weir__job_passes_columns(weir_job *job, int node, const int32_t *src,
+                             uint32_t n);
 
 /* ---- plan.c ---- */
 int weir__plan_build(weir_job *job);

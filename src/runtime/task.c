@@ -1119,6 +1119,29 @@ static int load_inflight(weir__subtask *st)
                 task->id, job->nodes[task->nodes[0]].name, old,
                 task->parallelism);
     }
+    if (job->restore.inflight_unplaced) {
+        int *heads =
+            weir_calloc(job->n_tasks ? job->n_tasks : 1, sizeof *heads);
+        if (!heads)
+            return WEIR_ENOMEM;
+        for (uint32_t t = 0; t < job->n_tasks; t++)
+            heads[t] = job->tasks[t].nodes[0];
+        int head = -1;
+        int t = job->restore.inflight_unplaced(job->restore.ud, heads,
+                                               job->n_tasks, &head);
+        weir_free(heads);
+        const char *name = weir__job_node_name(job, head);
+        if (t >= 0)
+            return weir__subtask_fail(
+                st, WEIR_EUNSUPPORTED,
+                "the checkpoint's in-flight data of its task %d (headed by "
+                "%s) has no such task in this job: an unaligned checkpoint "
+                "restores only into the same job graph (a newer weir chains "
+                "a keyed exchange whose rows are already on their key's "
+                "subtask); restore it with the weir that took it and take a "
+                "savepoint (aligned), or run with --fresh",
+                t, name ? name : "?");
+    }
     return job->restore.inflight(job->restore.ud, st->task->id, st->index,
                                  &st->replay, &st->replay_len);
 }
