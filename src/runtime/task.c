@@ -1136,10 +1136,10 @@ static int load_inflight(weir__subtask *st)
                 st, WEIR_EUNSUPPORTED,
                 "the checkpoint's in-flight data of its task %d (headed by "
                 "%s) has no such task in this job: an unaligned checkpoint "
-                "restores only into the same job graph (a newer weir chains "
-                "a keyed exchange whose rows are already on their key's "
-                "subtask); restore it with the weir that took it and take a "
-                "savepoint (aligned), or run with --fresh",
+                "restores only into the same job graph (the query changed, "
+                "or this weir chains an exchange that the one that took it "
+                "did not); restore it with the job and weir that took it and "
+                "take a savepoint (aligned), or run with --fresh",
                 t, name ? name : "?");
     }
     return job->restore.inflight(job->restore.ud, st->task->id, st->index,
