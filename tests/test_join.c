@@ -1077,6 +1077,28 @@ Test(join, bounded_join_spec_needs_an_inner_regular_join)
 }
 
 /*
+ * Ends the job and checks its output against the nested-loop join of nl
+ * left rows (key 1, lv "l<i>", the residual rejecting every skip-th from
+ * the 4th) and nr right rows (rv "r<r>") in arrival order: each right
+ * row's pairs in the left rows' order.
+ */
+static void finish_nested(jt *t, int nl, int nr, int skip)
+{
+    char row[64];
+    weir_buf want;
+    weir_buf_init(&want);
+    for (int r = 0; r < nr; r++)
+        for (int i = 0; i < nl; i++) {
+            if (i % skip == 3)
+                continue;
+            int n = snprintf(row, sizeof row, "+I 1,l%d,1,r%d\n", i, r);
+            cr_assert_eq(weir_buf_put(&want, row, (size_t)n), 0);
+        }
+    cr_assert_eq(weir_buf_put(&want, "", 1), 0);
+    jt_finish(t, (const char *)want.data);
+    weir_buf_fini(&want);
+}
+/*
  * An inner join evaluates its residual once over the candidates of many
  * input rows of a batch (at most 4 096 waiting, then they are evaluated
  * and emitted before the next row is gathered): 1 200 left rows of one
@@ -1107,18 +1129,7 @@ Test(join, batched_residual_keeps_row_order, .timeout = 120)
         snprintf(row, sizeof row, "+I,1,r%d", r);
         th_source_row_text(t.src[R], 0, 0, row);
     }
-    weir_buf want;
-    weir_buf_init(&want);
-    for (int r = 0; r < NR; r++)
-        for (int i = 0; i < NL; i++) {
-            if (i % 5 == 3)
-                continue;
-            int n = snprintf(row, sizeof row, "+I 1,l%d,1,r%d\n", i, r);
-            cr_assert_eq(weir_buf_put(&want, row, (size_t)n), 0);
-        }
-    cr_assert_eq(weir_buf_put(&want, "", 1), 0);
-    jt_finish(&t, (const char *)want.data);
-    weir_buf_fini(&want);
+    finish_nested(&t, NL, NR, 5);
 }
 
 /*
@@ -1157,18 +1168,7 @@ Test(join, batched_residual_over_more_than_4096_candidates_of_one_batch, .timeou
         rp[r] = rights[r];
     }
     th_source_rows_text(t.src[R], 0, 0, rp, NR);
-    weir_buf want;
-    weir_buf_init(&want);
-    for (int r = 0; r < NR; r++)
-        for (int i = 0; i < NL; i++) {
-            if (i % 7 == 3)
-                continue;
-            int n = snprintf(row, sizeof row, "+I 1,l%d,1,r%d\n", i, r);
-            cr_assert_eq(weir_buf_put(&want, row, (size_t)n), 0);
-        }
-    cr_assert_eq(weir_buf_put(&want, "", 1), 0);
-    jt_finish(&t, (const char *)want.data);
-    weir_buf_fini(&want);
+    finish_nested(&t, NL, NR, 7);
 }
 
 /*
