@@ -1958,11 +1958,11 @@ static uint32_t timed_task_parallelism(void *ud, int task)
                : 0;
 }
 
-static int timed_inflight_unplaced(void *ud, const int *heads,
-                                   uint32_t n_tasks, int *head)
+static int timed_inflight_unplaced(void *ud, const int *node_task,
+                                   uint32_t n_nodes, int *node)
 {
     weir__coord *c = ud;
-    return c->inner.inflight_unplaced(c->inner.ud, heads, n_tasks, head);
+    return c->inner.inflight_unplaced(c->inner.ud, node_task, n_nodes, node);
 }
 
 /* cfg's object storage options, copied: savepoints open storage later. */

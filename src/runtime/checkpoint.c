@@ -268,7 +268,7 @@ typedef struct snap_blob_info {
     const uint8_t *inflight;
     size_t inflight_len;
     uint64_t inflight_msgs;
-    uint32_t head_op; /* in ops: the task's head operator (n_ops: none) */
+    uint32_t head_op; /* in ops: the first operator the task listed (UINT32_MAX: none) */
 } snap_blob_info;
 
 struct weir__snapshot_set {
@@ -591,9 +591,10 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
     info->task = task;
     info->subtask = subtask;
     info->parallelism = par;
-    info->head_op = first_op;
     if (!rc)
         rc = get_small(&c, &n_ops);
+    /* the first operator the task listed (none: it named none) */
+    info->head_op = n_ops ? first_op : UINT32_MAX;
     for (uint32_t i = 0; i < n_ops && !rc; i++) {
         uint32_t node, n_kg;
         char *name = NULL;
@@ -957,19 +958,23 @@ static int set_inflight(void *ud, int task, uint32_t subtask,
     return 0;
 }
 
-/* In-flight data is read into the head operator of the same task id: a task
- * whose head differs (the graph changed) cannot take it. */
-static int set_inflight_unplaced(void *ud, const int *heads, uint32_t n_tasks,
-                                 int *head)
+/* In-flight data is read into the task of the same id: a task whose
+ * operators moved to another task (the graph changed) cannot take it. The
+ * blob's first listed operator stands for its task (a task that listed none,
+ * or one this job does not have, is not checked). */
+static int set_inflight_unplaced(void *ud, const int *node_task,
+                                 uint32_t n_nodes, int *node)
 {
     weir__snapshot_set *s = ud;
     for (uint32_t i = 0; i < s->n_blobs; i++) {
         const snap_blob_info *b = &s->info[i];
-        if (!b->inflight_msgs)
+        if (!b->inflight_msgs || b->head_op >= s->n_ops)
             continue;
-        int h = b->head_op < s->n_ops ? s->ops[b->head_op].node : -1;
-        if (b->task >= n_tasks || h < 0 || heads[b->task] != h) {
-            *head = h;
+        int h = s->ops[b->head_op].node;
+        if (h < 0 || (uint32_t)h >= n_nodes)
+            continue; /* an operator this job does not know: not checked here */
+        if (node_task[h] != (int)b->task) {
+            *node = h;
             return (int)b->task;
         }
     }

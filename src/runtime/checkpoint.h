@@ -534,12 +534,12 @@ typedef struct weir__restore_source {
     uint32_t (*task_parallelism)(void *ud, int task);
     /*
      * Optional, with inflight: the first task of the checkpoint whose
-     * in-flight data has no task of the same head operator in the job
-     * (heads[t]: the node at the head of task t, n_tasks of them), or -1;
-     * *head is then the node that headed it there.
+     * in-flight data has no task of the same id holding its operators in
+     * the job (node_task[n]: the task of node n, n_nodes of them), or -1;
+     * *node is then the operator that task held there.
      */
-    int (*inflight_unplaced)(void *ud, const int *heads, uint32_t n_tasks,
-                             int *head);
+    int (*inflight_unplaced)(void *ud, const int *node_task, uint32_t n_nodes,
+                             int *node);
     void *ud;
 } weir__restore_source;
 

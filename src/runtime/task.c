@@ -1120,22 +1120,22 @@ static int load_inflight(weir__subtask *st)
                 task->parallelism);
     }
     if (job->restore.inflight_unplaced) {
-        int *heads =
-            weir_calloc(job->n_tasks ? job->n_tasks : 1, sizeof *heads);
-        if (!heads)
+        int *node_task =
+            weir_calloc(job->n_nodes ? job->n_nodes : 1, sizeof *node_task);
+        if (!node_task)
             return WEIR_ENOMEM;
-        for (uint32_t t = 0; t < job->n_tasks; t++)
-            heads[t] = job->tasks[t].nodes[0];
-        int head = -1;
-        int t = job->restore.inflight_unplaced(job->restore.ud, heads,
-                                               job->n_tasks, &head);
-        weir_free(heads);
-        const char *name = weir__job_node_name(job, head);
+        for (uint32_t n = 0; n < job->n_nodes; n++)
+            node_task[n] = job->nodes[n].task;
+        int node = -1;
+        int t = job->restore.inflight_unplaced(job->restore.ud, node_task,
+                                               job->n_nodes, &node);
+        weir_free(node_task);
+        const char *name = weir__job_node_name(job, node);
         if (t >= 0)
             return weir__subtask_fail(
                 st, WEIR_EUNSUPPORTED,
-                "the checkpoint's in-flight data of its task %d (headed by "
-                "%s) has no such task in this job: an unaligned checkpoint "
+                "the checkpoint's in-flight data of its task %d (with %s) "
+                "has no such task in this job: an unaligned checkpoint "
                 "restores only into the same job graph (the query changed, "
                 "or this weir chains an exchange that the one that took it "
                 "did not); restore it with the job and weir that took it and "
