@@ -1077,6 +1077,26 @@ Test(join, bounded_join_spec_needs_an_inner_regular_join)
 }
 
 /*
+ * Feeds the left input nl rows of key 1 (lv "l<i>", "skip" for every
+ * skip-th from the 4th, which the residual rejects) and waits until the
+ * join took them all.
+ */
+static void feed_nested_left(jt *t, int nl, int skip)
+{
+    char row[64];
+    for (int i = 0; i < nl; i++) {
+        if (i % skip == 3)
+            snprintf(row, sizeof row, "+I,1,skip");
+        else
+            snprintf(row, sizeof row, "+I,1,l%d", i);
+        th_source_row_text(t->src[L], 0, 0, row);
+    }
+    cr_assert(th_source_wait_read(t->src[L], 0, GUARD_MS));
+    t->fed = (size_t)nl;
+    cr_assert(join_took(t, t->fed));
+}
+
+/*
  * Ends the job and checks its output against the nested-loop join of nl
  * left rows (key 1, lv "l<i>", the residual rejecting every skip-th from
  * the 4th) and nr right rows (rv "r<r>") in arrival order: each right
@@ -1114,17 +1134,8 @@ Test(join, batched_residual_keeps_row_order, .timeout = 120)
     t.insert_only[L] = t.insert_only[R] = true;
     jt_start_ex(&t, WEIR_JOIN_INNER, 1, "skip", NULL);
     enum { NL = 1200, NR = 6 };
+    feed_nested_left(&t, NL, 5);
     char row[64];
-    for (int i = 0; i < NL; i++) {
-        if (i % 5 == 3)
-            snprintf(row, sizeof row, "+I,1,skip");
-        else
-            snprintf(row, sizeof row, "+I,1,l%d", i);
-        th_source_row_text(t.src[L], 0, 0, row);
-    }
-    cr_assert(th_source_wait_read(t.src[L], 0, GUARD_MS));
-    t.fed = NL;
-    cr_assert(join_took(&t, t.fed));
     for (int r = 0; r < NR; r++) {
         snprintf(row, sizeof row, "+I,1,r%d", r);
         th_source_row_text(t.src[R], 0, 0, row);
@@ -1150,17 +1161,7 @@ Test(join, batched_residual_over_more_than_4096_candidates_of_one_batch, .timeou
     t.batch_size = 8;
     jt_start_ex(&t, WEIR_JOIN_INNER, 1, "skip", NULL);
     enum { NL = 1100, NR = 8 };
-    char row[64];
-    for (int i = 0; i < NL; i++) {
-        if (i % 7 == 3)
-            snprintf(row, sizeof row, "+I,1,skip");
-        else
-            snprintf(row, sizeof row, "+I,1,l%d", i);
-        th_source_row_text(t.src[L], 0, 0, row);
-    }
-    cr_assert(th_source_wait_read(t.src[L], 0, GUARD_MS));
-    t.fed = NL;
-    cr_assert(join_took(&t, t.fed));
+    feed_nested_left(&t, NL, 7);
     char rights[NR][16];
     const char *rp[NR];
     for (int r = 0; r < NR; r++) {

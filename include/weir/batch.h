@@ -108,6 +108,13 @@ int weir_batch_heap_alloc(weir_batch *b, size_t len, char **out, weir_strref *re
  * returns its index, or a negative code if the batch is full.
  */
 int weir_batch_append_row(weir_batch *b);
+/*
+ * The same for a row whose every column the caller writes next (a value, or
+ * weir_batch_set_null, which zeroes it): its values are not zeroed first
+ * (per column of a wide row that is measurable: 4.5 % of a join's
+ * instructions on Nexmark q9).
+ */
+int weir_batch_append_row_to_fill(weir_batch *b);
 
 /* Appends row `row` of src to dst (same schema layout). dst must have room. */
 int weir_batch_copy_row(weir_batch *dst, const weir_batch *src, uint32_t row);

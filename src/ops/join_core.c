@@ -112,28 +112,6 @@ int weir__join_core_flush(weir_join_core *jc, weir_op_ctx *ctx)
     return weir_op_emit_reset(ctx, jc->out);
 }
 
-/*
- * A new row of b whose every column the caller writes next (a value, or
- * weir_batch_set_null, which zeroes it): marked valid, not zeroed first as
- * weir_batch_append_row does (per column of a wide joined row that was
- * 4.5 % of q9's instructions); ts 0, kind +I; WEIR_EINVAL when b is full.
- */
-static int append_to_fill(weir_batch *b)
-{
-    if (b->n_rows >= b->capacity)
-        return WEIR_EINVAL;
-    uint32_t r = b->n_rows++;
-    b->key_hash_of = NULL;
-    for (uint32_t i = 0; i < b->schema->n_fields; i++) {
-        weir_column *c = &b->cols[i];
-        if (!c->all_valid)
-            c->valid[r >> 3] |= (uint8_t)(1u << (r & 7));
-    }
-    b->ts[r] = 0;
-    b->kind[r] = WEIR_ROW_INSERT;
-    return (int)r;
-}
-
 /* A new output row (append: how the batch appends it). */
 static int out_row(weir_join_core *jc, weir_op_ctx *ctx, weir_row_kind kind, weir_ts ts, uint32_t *row,
                    int (*append)(weir_batch *))
@@ -160,5 +138,5 @@ int weir__join_core_out_row(weir_join_core *jc, weir_op_ctx *ctx, weir_row_kind 
 int weir__join_core_out_row_to_fill(weir_join_core *jc, weir_op_ctx *ctx, weir_row_kind kind, weir_ts ts,
                                     uint32_t *row)
 {
-    return out_row(jc, ctx, kind, ts, row, append_to_fill);
+    return out_row(jc, ctx, kind, ts, row, weir_batch_append_row_to_fill);
 }

@@ -135,7 +135,8 @@ int weir_batch_set_str(weir_batch *b, uint32_t col, uint32_t row, const char *s,
     return 0;
 }
 
-int weir_batch_append_row(weir_batch *b)
+/* A new row: its columns valid, their values zeroed when zero says so. */
+static inline __attribute__((always_inline)) int append_row(weir_batch *b, bool zero)
 {
     if (b->n_rows >= b->capacity)
         return WEIR_EINVAL;
@@ -143,20 +144,32 @@ int weir_batch_append_row(weir_batch *b)
     b->key_hash_of = NULL;
     for (uint32_t i = 0; i < b->schema->n_fields; i++) {
         weir_column *c = &b->cols[i];
-        size_t w = weir_type_size(c->type);
-        char *p = (char *)c->data + (size_t)r * w;
-        if (w == 8) /* the common widths as constants: a store, not a call to memset per column */
-            memset(p, 0, 8);
-        else if (w == 4)
-            memset(p, 0, 4);
-        else
-            memset(p, 0, w);
+        if (zero) {
+            size_t w = weir_type_size(c->type);
+            char *p = (char *)c->data + (size_t)r * w;
+            if (w == 8) /* the common widths as constants: a store, not a call to memset per column */
+                memset(p, 0, 8);
+            else if (w == 4)
+                memset(p, 0, 4);
+            else
+                memset(p, 0, w);
+        }
         if (!c->all_valid)
             c->valid[r >> 3] |= (uint8_t)(1u << (r & 7));
     }
     b->ts[r] = 0;
     b->kind[r] = WEIR_ROW_INSERT;
     return (int)r;
+}
+
+int weir_batch_append_row(weir_batch *b)
+{
+    return append_row(b, true);
+}
+
+int weir_batch_append_row_to_fill(weir_batch *b)
+{
+    return append_row(b, false);
 }
 
 /* Copies the value of (src, col, srow) into (dst, col, drow); strings are re-homed. */
