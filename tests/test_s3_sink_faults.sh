@@ -12,7 +12,11 @@
 #     the upload again;
 #  3. UploadPart answered with S3's transient 400 RequestTimeout on every
 #     attempt: an outage, ridden out (the part goes with a later one);
-#  4. UploadPart refused with 403, or with a 400 InvalidArgument whose
+#  4. ListMultipartUploads refused just after the first commit (the
+#     sink's sweep of uploads left by departed subtasks, at the first
+#     completed checkpoint): the sweep waits for the next checkpoint and
+#     the job goes on;
+#  5. UploadPart refused with 403, or with a 400 InvalidArgument whose
 #     message names RequestTimeout (the <Code> decides): the job fails at
 #     once, naming it (a refusal is not an outage to ride out).
 # Each case's output equals the rows the job generates (a shell model) and
@@ -86,7 +90,13 @@ JOB=job.timeout.sql WANT=want.timeout.txt run timeout timeout-part=2 2s
 [ "$(grep -c '^timeout-part' faults.timeout 2> /dev/null)" = 2 ] || fail "timeout: the proxy answered $(grep -c . faults.timeout 2> /dev/null) parts with RequestTimeout, not 2"
 echo "  a part upload answered 400 RequestTimeout twice: ridden out, output whole (60000 rows)"
 
-# 4. A refusal (403, or a 400 that is not one of S3's transient ones - its
+# 4. (max-error-retries 1: two refusals fail one listing)
+run sweep refuse-sweep=2
+[ "$(grep -c '^refuse-sweep' faults.sweep 2> /dev/null)" = 2 ] || fail "sweep: the proxy refused $(grep -c . faults.sweep 2> /dev/null) listings after the first commit, not 2"
+grep -q "swept again at the next checkpoint" log || fail "sweep: the sink did not say that it sweeps again later"
+echo "  the uploads' listing refused after the first commit: swept later, output whole ($ROWS rows)"
+
+# 5. A refusal (403, or a 400 that is not one of S3's transient ones - its
 # message may name them, its <Code> decides) does not pass by waiting: the
 # sink fails the job at once instead of keeping the rows for a later part
 # (up to its 256 MiB bound). The source never ends, so riding it out would

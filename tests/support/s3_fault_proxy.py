@@ -27,6 +27,10 @@ through as they came). RULE is one of:
   bad-part=N         answers the first N UploadPart requests with a 400
                      InvalidArgument whose message names RequestTimeout
                      (a refusal: the words in a message are not the code)
+  refuse-sweep=N     answers the first N ListMultipartUploads requests
+                     (GET ?uploads) made after a CompleteMultipartUpload
+                     went through with 503, as a server that goes down
+                     just after the sink's first commit
 
 Each injected fault is a line "<rule> <method> <path>" in LOG_FILE.
 """
@@ -43,9 +47,11 @@ PORT_FILE, LOG_FILE = sys.argv[3], sys.argv[4]
 left = {}
 for r in sys.argv[5:]:
     name, n = r.split("=")
-    assert name in ("refuse-start", "short-complete", "deny-part", "timeout-part", "bad-part"), r
+    assert name in ("refuse-start", "short-complete", "deny-part", "timeout-part", "bad-part",
+                    "refuse-sweep"), r
     left[name] = int(n)
 mu = threading.Lock()
+committed = threading.Event()  # a CompleteMultipartUpload went through
 
 
 def take(rule):
@@ -117,6 +123,11 @@ class Handler(socketserver.StreamRequestHandler):
             note("short-complete", method, target)
             reply(self.wfile, "503 Service Unavailable", "died while writing")
             return
+        if (method == "GET" and "uploads" in query and committed.is_set()
+                and take("refuse-sweep")):
+            note("refuse-sweep", method, target)
+            reply(self.wfile, "503 Service Unavailable", "refused by the proxy")
+            return
         if method == "PUT" and "partNumber" in query and take("deny-part"):
             note("deny-part", method, target)
             reply(self.wfile, "403 Forbidden", "denied by the proxy", "AccessDenied")
@@ -146,6 +157,8 @@ class Handler(socketserver.StreamRequestHandler):
                     break
                 resp += chunk
         head, sep, rest = resp.partition(b"\r\n\r\n")
+        if method == "POST" and "uploadId" in query and head.startswith(b"HTTP/1.1 200"):
+            committed.set()
         lines = [h for h in head.split(b"\r\n")
                  if not h.lower().startswith((b"connection:", b"keep-alive:"))]
         self.wfile.write(b"\r\n".join(lines + [b"Connection: close"]) + sep

@@ -244,7 +244,7 @@ static int s3s_commit(file_sink *s, const pending_file *p);
 static void s3s_drop(file_sink *s, bucket *b);
 static int s3s_success(file_sink *s, bucket *b);
 static int s3s_abort_uncovered(file_sink *s, abort_ctx *ac);
-static void s3s_deferred(file_sink *s);
+static void s3s_deferred(file_sink *s, const char *again);
 static void s3s_start_later(file_sink *s);
 
 static void free_etags(char **etags, uint32_t n)
@@ -999,7 +999,7 @@ static int commit_pending(file_sink *s, bool all, uint64_t upto)
              * on: the file stays pending (in every later snapshot) and the
              * next completed checkpoint commits it again. At the end of
              * input there is no next one: that fails the job. */
-            s3s_deferred(s);
+            s3s_deferred(s, "committed");
             rc = 0;
             continue;
         }
@@ -1544,25 +1544,49 @@ static int fsink_snapshot_impl(void *op, weir_op_ctx *ctx, uint64_t ckpt_id,
     return rc ? oom(s) : 0;
 }
 
+/*
+ * At a completed checkpoint: what the adopted subtask indexes left in
+ * progress goes, then (at the first) the departed indexes' files. These are
+ * hidden and no checkpoint commits them, so on object storage an outage
+ * while the job runs (the server down at that moment; a refusal still
+ * fails the job, see s3_fail) leaves them for the next completed
+ * checkpoint instead of failing the job.
+ */
+static int sweep_after_complete(file_sink *s)
+{
+    int rc = 0;
+    uint32_t done = 0;
+    for (; done < s->n_adopted; done++) {
+        abort_ctx ac = {.idx = s->adopted[done].idx,
+                        .has_any = true,
+                        .any_writer = s->adopted[done].writer};
+        if ((rc = abort_uncovered(s, &ac)))
+            break;
+    }
+    if (done) {
+        s->n_adopted -= done;
+        memmove(s->adopted, s->adopted + done,
+                s->n_adopted * sizeof *s->adopted);
+    }
+    if (!rc && !s->departed_swept) {
+        rc = sweep_departed(s);
+        s->departed_swept = rc == 0;
+    }
+    if (rc == WEIR_EIO && s->s3 && !s->ended) {
+        s3s_deferred(s, "swept");
+        rc = 0;
+    }
+    return rc;
+}
+
 static int fsink_checkpoint_complete_impl(void *op, weir_op_ctx *ctx,
                                           uint64_t ckpt_id)
 {
     (void)ctx;
     file_sink *s = op;
     int rc = commit_pending(s, false, ckpt_id);
-    for (uint32_t i = 0; i < s->n_adopted && !rc; i++) {
-        abort_ctx ac = {.idx = s->adopted[i].idx,
-                        .has_any = true,
-                        .any_writer = s->adopted[i].writer};
-        rc = abort_uncovered(s, &ac);
-    }
-    weir_free(s->adopted);
-    s->adopted = NULL;
-    s->n_adopted = 0;
-    if (!rc && !s->departed_swept) {
-        s->departed_swept = true;
-        rc = sweep_departed(s);
-    }
+    if (!rc)
+        rc = sweep_after_complete(s);
     if (rc || !s->arg->cfg.commit_on_checkpoint)
         return rc;
     weir_ts wm = WEIR_TS_MIN;
@@ -1702,10 +1726,10 @@ static void s3s_start_later(file_sink *s)
     weir__s3_log(s->s3, "%s (the rows are kept; the upload starts with the next part sent)", s->err.message);
 }
 
-static void s3s_deferred(file_sink *s)
+static void s3s_deferred(file_sink *s, const char *again)
 {
-    weir__s3_log(s->s3, "%s (committed again at the next checkpoint)",
-                 s->err.message);
+    weir__s3_log(s->s3, "%s (%s again at the next checkpoint)",
+                 s->err.message, again);
 }
 
 static int s3s_exists(file_sink *s, const char *rel, bool *yes)
@@ -2027,7 +2051,11 @@ static void s3s_drop(file_sink *s, bucket *b)
     (void)s;
     (void)b;
 }
-static void s3s_deferred(file_sink *s) { (void)s; }
+static void s3s_deferred(file_sink *s, const char *again)
+{
+    (void)s;
+    (void)again;
+}
 static void s3s_start_later(file_sink *s) { (void)s; }
 static int s3s_success(file_sink *s, bucket *b)
 {
