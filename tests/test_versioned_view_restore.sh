@@ -17,9 +17,11 @@
 #   join and what changed, and leave the output alone; with
 #   --allow-non-restored-state the join starts empty and says so.
 #
-# Both inputs are generated at 1000 rows a second so the job is still
-# running when its first checkpoint completes; the restore point is taken
-# then (the join then holds about a second of orders and versions).
+# Both inputs are 6000 rows generated at 1000 a second, so the job is still
+# running when its first checkpoint completes and the savepoint's command
+# reaches it, even on a loaded machine (with 3000 rows it once came after
+# every row); the restore point is taken then (the join then holds about a
+# second of orders and versions).
 set -u
 . "$(cd "$2" && pwd)/tests/support/crash.sh"
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -40,18 +42,18 @@ CREATE TABLE rates (
   id BIGINT, currency_time TIMESTAMP(3),
   currency AS CONCAT('c', CAST(id % 5 AS STRING)), rate AS id * 3,
   WATERMARK FOR currency_time AS currency_time - INTERVAL '1' SECOND
-) WITH ('connector' = 'datagen', 'rows-per-second' = '1000', 'number-of-rows' = '3000',
-        'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000',
+) WITH ('connector' = 'datagen', 'rows-per-second' = '1000', 'number-of-rows' = '6000',
+        'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '6000',
         'fields.currency_time.kind' = 'sequence', 'fields.currency_time.start' = '1000000',
-        'fields.currency_time.end' = '1002999');
+        'fields.currency_time.end' = '1005999');
 CREATE TABLE orders (
   id BIGINT, order_time TIMESTAMP(3),
   currency AS CONCAT('c', CAST(id * 7 % 6 AS STRING)),
   WATERMARK FOR order_time AS order_time - INTERVAL '1' SECOND
-) WITH ('connector' = 'datagen', 'rows-per-second' = '1000', 'number-of-rows' = '3000',
-        'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000',
+) WITH ('connector' = 'datagen', 'rows-per-second' = '1000', 'number-of-rows' = '6000',
+        'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '6000',
         'fields.order_time.kind' = 'sequence', 'fields.order_time.start' = '1000000',
-        'fields.order_time.end' = '1002999');
+        'fields.order_time.end' = '1005999');
 CREATE TABLE dst (order_id BIGINT, currency STRING, rate BIGINT, valid_from TIMESTAMP(3), tag STRING)
 WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
 CREATE VIEW versioned_rates AS
@@ -81,7 +83,7 @@ grep -q 'WHERE rate > 0' v2.sql && grep -q 'PARTITION BY cur_no' key.sql && grep
 sed "s/'rows-per-second' = '1000', //" v1.sql > ref.sql
 "$WEIR" run ref.sql -D state.checkpoints.dir=ref-ckpt > /dev/null 2> log || fail "the reference run failed"
 visible | sed 's/,v1$//' > ref.txt
-[ "$(wc -l < ref.txt)" -eq 3000 ] || fail "the reference run wrote $(wc -l < ref.txt) rows, not 3000"
+[ "$(wc -l < ref.txt)" -eq 6000 ] || fail "the reference run wrote $(wc -l < ref.txt) rows, not 6000"
 # Spot checks of the rule, worked by hand: order 6 (time 1000005, c0) takes
 # rate id 5 (time 1000004, c0, rate 15); order 5 (c5) has none.
 grep -qx '6,c0,15,1970-01-01 00:16:40.004' ref.txt || fail "order 6 is not joined with rate 15: $(grep '^6,' ref.txt)"
@@ -105,7 +107,7 @@ else
 fi
 visible > before.txt
 n_before=$(wc -l < before.txt)
-[ "$n_before" -gt 0 ] && [ "$n_before" -lt 3000 ] || fail "the savepoint came after $n_before rows, not halfway"
+[ "$n_before" -gt 0 ] && [ "$n_before" -lt 6000 ] || fail "the savepoint came after $n_before rows, not halfway"
 
 refused() { # $1: job file, $2...: what the message must say
     local job=$1 st
@@ -148,12 +150,12 @@ grep -q "dropping the state of TemporalJoin\[0\] from $spath (--allow-non-restor
     fail "--allow-non-restored-state did not say what it dropped"
 grep -q "unknown configuration key" log && fail "--allow-non-restored-state warned of its own key"
 # The orders the join held at the savepoint went with its state; the ones
-# read after it come out: ids first..3000, each once, past every id
+# read after it come out: ids first..6000, each once, past every id
 # committed before the savepoint.
 first=$(visible | grep ',v3$' | cut -d, -f1 | sort -n | head -1)
 last_before=$(cut -d, -f1 before.txt | sort -n | tail -1)
-visible | grep ',v3$' | cut -d, -f1 | sort -n | cmp -s - <(seq "${first:-1}" 3000) ||
-    fail "without the join's state: the orders after the savepoint are not $first..3000, each once"
+visible | grep ',v3$' | cut -d, -f1 | sort -n | cmp -s - <(seq "${first:-1}" 6000) ||
+    fail "without the join's state: the orders after the savepoint are not $first..6000, each once"
 [ "$first" -gt "$last_before" ] || fail "without the join's state: order $first came out again"
 visible | grep -v ',v3$' | cmp -s - got.txt || fail "without the join's state: the committed rows changed"
 echo "test_versioned_view_restore: passed"
