@@ -202,8 +202,10 @@ fi
 # and the REST API show the same one before the failure, during the delay
 # (RESTARTING, still listed) and after the restart; STOP JOB with the id
 # taken before the restart stops it. The failing row is a file that the
-# watched folder picks up; it is removed during the delay, so the second
-# attempt runs on.
+# watched folder picks up; it is removed during the delay, so the next
+# attempt runs on. (Ten attempts, 6 s apart: on a loaded machine the checks
+# during the delay can outlast it, and an attempt that meets the bad row
+# again must not be the job's last.)
 status_of() { "$weir" list 2>/dev/null | awk -v n="$1" '$2 == n {print $(NF - 1), $NF}'; }
 wait_status() { # name status -> polls (bounded: 30 s) until weir list shows it
   for _ in $(seq 1 600); do
@@ -239,8 +241,8 @@ echo 1 >"$work/in/good.csv"
 cat >"$work/zeta.sql" <<SQL
 SET 'pipeline.name' = 'zeta';
 SET 'restart-strategy.type' = 'fixed-delay';
-SET 'restart-strategy.fixed-delay.attempts' = '2';
-SET 'restart-strategy.fixed-delay.delay' = '${WEIR_CLI_TOOL_DELAY:-4 s}';
+SET 'restart-strategy.fixed-delay.attempts' = '10';
+SET 'restart-strategy.fixed-delay.delay' = '${WEIR_CLI_TOOL_DELAY:-6 s}';
 SET 'rest.port' = '0';
 CREATE TABLE f (a INT) WITH ('connector' = 'filesystem', 'path' = '$work/in', 'format' = 'csv',
                              'source.monitor-interval' = '50ms');
