@@ -70,6 +70,87 @@ Test(batch, append_null_and_strings)
     weir_schema_destroy(s);
 }
 
+/* Appends to dst the same first row in two batches: column 2 NULL, so their
+ * bitmaps are in use. */
+static void prime_row(weir_batch *dst)
+{
+    int r = weir_batch_append_row(dst);
+    cr_assert_eq(r, 0);
+    weir_batch_set_null(dst, 2, 0);
+}
+
+Test(batch, copy_row_copies_as_gather_does)
+{
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "flag", weir_type_make(WEIR_TYPE_BOOLEAN, true));
+    weir_schema_add(s, "n", weir_type_make(WEIR_TYPE_INT, true));
+    weir_schema_add(s, "id", weir_type_make(WEIR_TYPE_BIGINT, true));
+    weir_schema_add(s, "amount", weir_type_decimal(30, 2, true));
+    weir_schema_add(s, "name", weir_type_make(WEIR_TYPE_STRING, true));
+    weir_schema_add(s, "blob", weir_type_make(WEIR_TYPE_BYTES, false));
+    uint32_t nf = s->n_fields;
+    weir_batch *src = weir_batch_create(s, 6);
+    for (uint32_t i = 0; i < 6; i++) {
+        int r = weir_batch_append_row(src);
+        WEIR_COL_BOOL(src, 0)[r] = (uint8_t)(i & 1);
+        WEIR_COL_I32(src, 1)[r] = (int32_t)i - 3;
+        WEIR_COL_I64(src, 2)[r] = (int64_t)i << 40;
+        memset((char *)src->cols[3].data + (size_t)r * 16,
+               (int)(0x11 * (i + 1)), 16);
+        char name[16];
+        int n = snprintf(name, sizeof name, "name-%u", i);
+        cr_assert_eq(weir_batch_set_str(src, 4, (uint32_t)r, name, (size_t)n),
+                     0);
+        cr_assert_eq(weir_batch_set_str(src, 5, (uint32_t)r, name, i),
+                     0); /* row 0: empty */
+        src->ts[r] = 1000 + i;
+        src->kind[r] = (uint8_t)(i % 4);
+        if (i % 3 ==
+            1) /* rows 1 and 4: NULLs in every nullable column, of each width */
+            for (uint32_t c = 0; c < 5; c++)
+                weir_batch_set_null(src, c, (uint32_t)r);
+    }
+    /* dst a row by row with copy_row, dst b with gather; each primed with a
+     * NULL */
+    weir_batch *a = weir_batch_create(s, 7), *b = weir_batch_create(s, 7);
+    prime_row(a);
+    prime_row(b);
+    uint32_t rows[] = {5, 1, 0, 2, 4, 3};
+    for (uint32_t i = 0; i < 6; i++)
+        cr_assert_eq(weir_batch_copy_row(a, src, rows[i]), 0);
+    cr_assert_eq(weir_batch_gather(b, src, rows, 6), 0);
+    cr_assert_lt(weir_batch_copy_row(a, src, 0), 0,
+                 "a full batch takes no row");
+    cr_assert_eq(a->n_rows, 7);
+    cr_assert_eq(b->n_rows, 7);
+    for (uint32_t r = 0; r < 7; r++) {
+        cr_assert_eq(a->ts[r], b->ts[r]);
+        cr_assert_eq(a->kind[r], b->kind[r]);
+        for (uint32_t c = 0; c < nf; c++) {
+            cr_assert_eq(weir_batch_is_null(a, c, r),
+                         weir_batch_is_null(b, c, r), "row %u column %u", r, c);
+            if (weir_type_is_varlen(s->fields[c].type.id)) {
+                uint32_t la, lb;
+                const char *sa = weir_batch_str(a, c, r, &la),
+                           *sb = weir_batch_str(b, c, r, &lb);
+                cr_assert(la == lb && !memcmp(sa, sb, la), "row %u column %u",
+                          r, c);
+                continue;
+            }
+            size_t w = weir_type_size(s->fields[c].type);
+            cr_assert_eq(memcmp((char *)a->cols[c].data + r * w,
+                                (char *)b->cols[c].data + r * w, w),
+                         0, "row %u column %u", r, c);
+        }
+    }
+    cr_assert_eq(WEIR_COL_I64(a, 2)[1], (int64_t)5 << 40);
+    cr_assert(weir_batch_is_null(a, 3, 2));
+    weir_batch_destroy(src);
+    weir_batch_destroy(a);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
 Test(key, encoding_is_canonical_and_groups_are_ranges)
 {
     weir_schema *s = make_schema();

@@ -520,9 +520,14 @@ static uint64_t rec_hash(uint64_t ghash, const void *val, size_t vlen)
     return rec_mix(ghash, weir__gd_value_hash(val, vlen));
 }
 
-/* The record of (grp, val) in view w, inserted as zeros when new; vhash: the value's hash. */
+/*
+ * The position of (grp, val)'s record in view w, inserted as zeros when
+ * new; vhash: the value's hash. The position, not the record: callers
+ * keep it, and finding it again from the record's address took a
+ * division by the stride (two per row and view).
+ */
 static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *val, size_t vlen, uint64_t vhash,
-                     gd_rec **out, bool *inserted)
+                     size_t *at, bool *inserted)
 {
     *inserted = false;
     if (w->level == GD_SMALL && vlen != GD_SMALL_VLEN) {
@@ -550,7 +555,7 @@ static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *va
                 continue;
             if (is_inline ? r->val == inl
                           : (r->val ^ tag) >> GD_TAG_SHIFT == 0 && !memcmp(rec_value(w, r), val, vlen)) {
-                *out = r;
+                *at = i;
                 return 0;
             }
         }
@@ -594,7 +599,7 @@ static int view_find(const gd_table *t, gd_view *w, uint32_t grp, const void *va
         memset(r + 1, 0, w->stride - sizeof *r);
     }
     w->n++;
-    *out = r;
+    *at = i;
     *inserted = true;
     return 0;
 }
@@ -609,11 +614,12 @@ int weir__gd_counts_hashed(gd_table *t, uint32_t grp, uint32_t v, const void *va
                            int64_t **counts, bool *unknown)
 {
     gd_view *w = &t->views[v];
-    gd_rec *r;
+    size_t i;
     bool inserted;
-    int rc = view_find(t, w, grp, val, vlen, vhash, &r, &inserted);
+    int rc = view_find(t, w, grp, val, vlen, vhash, &i, &inserted);
     if (rc)
         return rc;
+    gd_rec *r = rec_at(w, i);
     *unknown = inserted && !t->g[grp].complete;
     if (!(r->grp & GD_CHANGED)) {
         if (!w->chg_all && w->n_chg == w->cap_chg) {
@@ -629,12 +635,12 @@ int weir__gd_counts_hashed(gd_table *t, uint32_t grp, uint32_t v, const void *va
             }
         }
         if (!w->chg_all)
-            w->chg[w->n_chg] = (size_t)((uint8_t *)r - w->rec) / w->stride;
+            w->chg[w->n_chg] = i;
         w->n_chg++;
         r->grp |= GD_CHANGED;
     }
     t->cur_v = v;
-    t->cur_i = (size_t)((uint8_t *)r - w->rec) / w->stride;
+    t->cur_i = i;
     rec_get(w, r, t->cnt);
     *counts = t->cnt;
     return 0;
@@ -662,14 +668,14 @@ void weir__gd_prefetch(const gd_table *t, uint32_t v, uint64_t ghash, uint64_t v
 int weir__gd_load(gd_table *t, uint32_t grp, uint32_t v, const void *val, size_t vlen, const void *counters)
 {
     gd_view *w = &t->views[v];
-    gd_rec *r;
+    size_t i;
     bool inserted;
-    int rc = view_find(t, w, grp, val, vlen, weir__gd_value_hash(val, vlen), &r, &inserted);
+    int rc = view_find(t, w, grp, val, vlen, weir__gd_value_hash(val, vlen), &i, &inserted);
     if (rc)
         return rc;
     memcpy(t->cnt, counters, (size_t)w->width * sizeof *t->cnt);
     t->cur_v = v;
-    t->cur_i = (size_t)((uint8_t *)r - w->rec) / w->stride;
+    t->cur_i = i;
     return weir__gd_put(t);
 }
 

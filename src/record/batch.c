@@ -172,8 +172,10 @@ int weir_batch_append_row_to_fill(weir_batch *b)
     return append_row(b, false);
 }
 
-/* Copies the value of (src, col, srow) into (dst, col, drow); strings are re-homed. */
-static int copy_value(weir_batch *dst, uint32_t drow, const weir_batch *src, uint32_t srow, uint32_t col)
+/* Copies the value of (src, col, srow) into (dst, col, drow); strings are re-homed. Inlined: as a call
+ * per column q16's -U rows cost 2 % more instructions. */
+static inline __attribute__((always_inline)) int copy_value(weir_batch *dst, uint32_t drow, const weir_batch *src,
+                                                            uint32_t srow, uint32_t col)
 {
     const weir_column *sc = &src->cols[col];
     weir_column *dc = &dst->cols[col];
@@ -184,17 +186,41 @@ static int copy_value(weir_batch *dst, uint32_t drow, const weir_batch *src, uin
     if (!dc->all_valid)
         dc->valid[drow >> 3] |= (uint8_t)(1u << (drow & 7));
     if (weir_type_is_varlen(sc->type.id)) {
-        weir_strref r = ((const weir_strref *)sc->data)[srow];
-        return weir_batch_set_str(dst, col, drow, src->heap + r.off, r.len);
+        uint32_t len;
+        const char *s = weir_batch_str(src, col, srow, &len);
+        return weir_batch_set_str(dst, col, drow, s, len);
     }
     size_t w = weir_type_size(sc->type);
-    memcpy((char *)dc->data + (size_t)drow * w, (const char *)sc->data + (size_t)srow * w, w);
+    char *d = (char *)dc->data + (size_t)drow * w;
+    const char *s = (const char *)sc->data + (size_t)srow * w;
+    if (w == 8) /* the common widths as constants: a load and a store, not a call to memcpy */
+        memcpy(d, s, 8);
+    else if (w == 4)
+        memcpy(d, s, 4);
+    else
+        memcpy(d, s, w);
     return 0;
 }
 
+/*
+ * One row, as weir_batch_gather copies it, without its loops over a list
+ * of rows: an aggregation's -U row (q16: 18 columns) cost half again.
+ */
 int weir_batch_copy_row(weir_batch *dst, const weir_batch *src, uint32_t row)
 {
-    return weir_batch_gather(dst, src, &row, 1);
+    if (dst->n_rows >= dst->capacity)
+        return WEIR_EINVAL;
+    uint32_t r = dst->n_rows;
+    for (uint32_t c = 0; c < src->schema->n_fields; c++) {
+        int rc = copy_value(dst, r, src, row, c);
+        if (rc)
+            return rc;
+    }
+    dst->ts[r] = src->ts[row];
+    dst->kind[r] = src->kind[row];
+    dst->n_rows = r + 1;
+    dst->key_hash_of = NULL;
+    return 0;
 }
 
 int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *rows, uint32_t n)
