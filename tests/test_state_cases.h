@@ -1761,12 +1761,15 @@ static void case_ttl_starts_at_restore(const char *kind)
         weir__backend_destroy(q);
         weir__backend_destroy(r);
     }
-    /* Registered after the restore without TTL: the entries stay for good,
-     * and the list takes more elements. */
+    /* Registered after the restore without TTL, while a snapshot taken
+     * before holds the restored state: the entries stay for good, the list
+     * takes more elements, and the snapshot has the restored ones. */
     weir__backend *n = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
     weir_cursor c;
     weir_cursor_init(&c, snap.data, snap.len);
     cr_assert_eq(weir__backend_restore_kg(n, kg, &c), 0);
+    weir__backend_snap *pinned;
+    cr_assert_eq(weir__backend_snapshot_begin(n, &pinned), 0);
     weir_state *ns[3];
     reg_vlm(n, 0, ns);
     cr_assert_eq(setk(n, "key1"), 0);
@@ -1776,9 +1779,20 @@ static void case_ttl_starts_at_restore(const char *kind)
     char *s = list_s(ns[1], "");
     cr_assert_str_eq(s, "e1,e2,e3");
     weir_free(s);
+    weir_buf_clear(&again);
+    cr_assert_eq(weir__backend_snap_kg(pinned, kg, &again), 0);
+    weir__backend_snap_release(pinned);
+    weir__backend *o = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
+    weir_state *os[3];
+    reg_vlm(o, 0, os);
+    weir_cursor_init(&c, again.data, again.len);
+    cr_assert_eq(weir__backend_restore_kg(o, kg, &c), 0);
+    cr_assert_eq(setk(o, "key1"), 0);
+    expect_plain_entries(os, true);
     weir_buf_fini(&snap);
     weir_buf_fini(&again);
     weir__backend_destroy(n);
+    weir__backend_destroy(o);
     weir__backend_destroy(p);
     weir_manual_clock_destroy(mc);
 }
