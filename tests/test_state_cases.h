@@ -1718,6 +1718,21 @@ static void expect_plain_entries(weir_state *const st[3], bool live)
     weir_free(s);
 }
 
+/* A backend with reg_vlm's states (ttl_ms) and key group kg restored from
+ * snap, key1 current. */
+static weir__backend *restored_vlm(const char *kind, weir_clock clock,
+                                   const weir_buf *snap, uint32_t kg,
+                                   int64_t ttl_ms, weir_state *s[3])
+{
+    weir__backend *be = mkbe(kind, 0, 128, clock);
+    reg_vlm(be, ttl_ms, s);
+    weir_cursor c;
+    weir_cursor_init(&c, snap->data, snap->len);
+    cr_assert_eq(weir__backend_restore_kg(be, kg, &c), 0);
+    cr_assert_eq(setk(be, "key1"), 0);
+    return be;
+}
+
 static void case_ttl_starts_at_restore(const char *kind)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
@@ -1751,12 +1766,9 @@ static void case_ttl_starts_at_restore(const char *kind)
         expect_plain_entries(qs, true);
         weir_manual_clock_set(mc, 10100);
         expect_plain_entries(qs, false);
-        weir__backend *r = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
         weir_state *rs[3];
-        reg_vlm(r, 100, rs);
-        weir_cursor_init(&c, again.data, again.len);
-        cr_assert_eq(weir__backend_restore_kg(r, kg, &c), 0);
-        cr_assert_eq(setk(r, "key1"), 0);
+        weir__backend *r =
+            restored_vlm(kind, weir_manual_clock_get(mc), &again, kg, 100, rs);
         expect_plain_entries(rs, false);
         weir__backend_destroy(q);
         weir__backend_destroy(r);
@@ -1782,12 +1794,9 @@ static void case_ttl_starts_at_restore(const char *kind)
     weir_buf_clear(&again);
     cr_assert_eq(weir__backend_snap_kg(pinned, kg, &again), 0);
     weir__backend_snap_release(pinned);
-    weir__backend *o = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
     weir_state *os[3];
-    reg_vlm(o, 0, os);
-    weir_cursor_init(&c, again.data, again.len);
-    cr_assert_eq(weir__backend_restore_kg(o, kg, &c), 0);
-    cr_assert_eq(setk(o, "key1"), 0);
+    weir__backend *o =
+        restored_vlm(kind, weir_manual_clock_get(mc), &again, kg, 0, os);
     expect_plain_entries(os, true);
     weir_buf_fini(&snap);
     weir_buf_fini(&again);

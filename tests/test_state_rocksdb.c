@@ -345,12 +345,7 @@ Test(rocksdb, native_checkpoint_without_ttl_restored_with_ttl)
     weir_manual_clock_set(mc, 10100);
     expect_plain_entries(sb2, false);
     expect_plain_entries(sb, false);
-    weir__backend *r = mkbe("memory", 0, 128, clk);
-    reg_vlm(r, 100, sr);
-    weir_cursor c;
-    weir_cursor_init(&c, snap.data, snap.len);
-    cr_assert_eq(weir__backend_restore_kg(r, kg, &c), 0);
-    cr_assert_eq(setk(r, "key1"), 0);
+    weir__backend *r = restored_vlm("memory", clk, &snap, kg, 100, sr);
     expect_plain_entries(sr, false);
     /* Compactions drop them (values and map entries, then the emptied
      * list). */
