@@ -1037,3 +1037,77 @@ Test(sql_proctime, rank_rows_reencoded_after_a_restore_keep_their_ttl, .timeout 
     free(job);
     free(taken);
 }
+
+/*
+ * A Top-1 per id % 2 (the smallest id) checkpointed without a TTL and
+ * restored with one (table.exec.state.ttl 1 h) at a restore time R long
+ * after: its kept rows have no stamp, so they live 1 h from R (docs/state.md)
+ * - not for ever, and not 1 h from their write. On a manual clock, 10 rows
+ * per step: ids 0-9 before the stop; after the restore ids 10-19 (at R)
+ * and 20-29 (at R + 1 h - 1 s) rank below the kept rows and print nothing;
+ * at R + 1 h the kept rows have expired and ids 30 and 31 rank first (+I).
+ * On the heap, on RocksDB and on RocksDB with native (incremental)
+ * checkpoints, whose values a state without TTL writes without a stamp
+ * (those lived for ever).
+ */
+Test(sql_proctime, rank_rows_restored_into_a_new_ttl_live_a_ttl_from_the_restore, .timeout = 180)
+{
+    const char *job = "CREATE TABLE src (id BIGINT) WITH (\n"
+                      "  'connector' = 'datagen', 'rows-per-second' = '10', 'scan.parallelism' = '1',\n"
+                      "  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '999');\n"
+                      "SELECT k, id FROM (\n"
+                      "  SELECT id % 2 AS k, id, ROW_NUMBER() OVER (PARTITION BY id % 2 ORDER BY id) AS rn\n"
+                      "  FROM src) WHERE rn = 1;\n";
+    const int64_t hour = 60 * 60 * 1000, restored = 10 * hour;
+    const char *backends[] = {"heap", "rocksdb", "rocksdb-incremental"};
+    for (int b = 0; b < 3; b++) {
+        char dir[] = "/tmp/weir-rank-new-ttl-XXXXXX", cmd[600], ck_dir[512];
+        cr_assert(mkdtemp(dir));
+        snprintf(ck_dir, sizeof ck_dir, "%s/checkpoints", dir);
+        char head[1024] = "";
+        if (b)
+            snprintf(head, sizeof head, "SET 'state.backend.type' = 'rocksdb';\nSET 'weir.state.dir' = '%s/state';\n",
+                     dir);
+        char *sql = malloc(strlen(job) + 2048);
+        cr_assert(sql);
+        weir_checkpoint_config ck;
+        weir_checkpoint_config_init(&ck);
+        ck.dir = ck_dir;
+        ck.restore = WEIR_RESTORE_FRESH;
+        ck.incremental = b == 2;
+        weir_manual_clock *mc = weir_manual_clock_create(1000);
+        sql_run r;
+        sprintf(sql, "%s%s", head, job);
+        run_start_ck(&r, sql, weir_manual_clock_get(mc), 1, &ck);
+        cr_assert(wait_rank_in(r.job, 10), "%s: ids 0-9 did not reach the Top-N", backends[b]);
+        /* A checkpoint of the running job (a final one is canonical), then
+         * a cancel: the restore reads that checkpoint. */
+        uint64_t id = 0;
+        cr_assert_eq(weir_job_trigger_checkpoint(r.job, &id), 0);
+        cr_assert_eq(weir_job_await_checkpoint(r.job, id, 60000, NULL), 0, "%s: the checkpoint failed",
+                     backends[b]);
+        weir_job_cancel(r.job);
+        char *got = run_finish(&r);
+        cr_assert_str_eq(got, "+I[0, 0]\n+I[1, 1]\n", "%s: before the stop:\n%s", backends[b], got);
+        free(got);
+        sprintf(sql, "%sSET 'table.exec.state.ttl' = '1 h';\n%s", head, job);
+        ck.restore = WEIR_RESTORE_LATEST;
+        weir_manual_clock_set(mc, restored);
+        run_start_ck(&r, sql, weir_manual_clock_get(mc), 1, &ck);
+        cr_assert_str_neq(weir_job_restored_from(r.job), "", "%s: the job did not restore", backends[b]);
+        cr_assert(wait_rank_in(r.job, 10), "%s: ids 10-19 did not reach the Top-N", backends[b]);
+        weir_manual_clock_set(mc, restored + hour - 1000); /* a second's rows before R + 1 h */
+        cr_assert(wait_rank_in(r.job, 20), "%s: ids 20-29 did not reach the Top-N", backends[b]);
+        weir_manual_clock_set(mc, restored + hour);
+        cr_assert(wait_rank_in(r.job, 30), "%s: ids 30-39 did not reach the Top-N", backends[b]);
+        weir_job_stop(r.job);
+        got = run_finish(&r);
+        cr_assert_str_eq(got, "+I[0, 30]\n+I[1, 31]\n",
+                         "%s: the restored rows did not expire 1 h after the restore:\n%s", backends[b], got);
+        free(got);
+        free(sql);
+        weir_manual_clock_destroy(mc);
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+}

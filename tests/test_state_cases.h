@@ -1673,6 +1673,140 @@ static void case_snapshot_ttl(const char *kind)
 }
 
 /*
+ * A state that had no TTL restored into one with TTL: each value, list
+ * element and map entry lives a TTL from the restore (docs/state.md),
+ * whether the state is registered before the restore (as an operator's
+ * open does) or after it (a state the operator asks for later), and also
+ * through a second snapshot taken before it expires.
+ */
+static void reg_vlm(weir__backend *be, int64_t ttl_ms, weir_state *s[3])
+{
+    s[0] = reg(be, "v", WEIR_STATE_VALUE, ttl_ms, WEIR_TTL_ON_CREATE_AND_WRITE);
+    s[1] = reg(be, "l", WEIR_STATE_LIST, ttl_ms, WEIR_TTL_ON_CREATE_AND_WRITE);
+    s[2] = reg(be, "m", WEIR_STATE_MAP, ttl_ms, WEIR_TTL_ON_CREATE_AND_WRITE);
+}
+
+/* Fills reg_vlm's states with key1's value, list and map entry. */
+static void put_plain_entries(weir__backend *be, weir_state *s[3])
+{
+    cr_assert_eq(setk(be, "key1"), 0);
+    put_s(s[0], "", "plain");
+    cr_assert_eq(weir_list_add(s[1], NS(""), "e1", 2), 0);
+    cr_assert_eq(weir_list_add(s[1], NS(""), "e2", 2), 0);
+    cr_assert_eq(weir_map_put(s[2], NS(""), "mk", 2, "mv", 2), 0);
+}
+
+/* Whether key1's entries of reg_vlm's states are all there, or all gone. */
+static void expect_plain_entries(weir_state *const st[3], bool live)
+{
+    weir_state *v = st[0], *l = st[1], *m = st[2];
+    char buf[16];
+    const void *mv;
+    size_t mvlen;
+    const char *got = get_s(v, "", buf, sizeof buf);
+    char *s = list_s(l, "");
+    int rc = weir_map_get(m, NS(""), "mk", 2, &mv, &mvlen);
+    if (live) {
+        cr_assert_str_eq(got ? got : "(none)", "plain");
+        cr_assert_str_eq(s, "e1,e2");
+        cr_assert_eq(rc, 0);
+    } else {
+        cr_assert_null(got, "the value outlived its TTL");
+        cr_assert_str_eq(s, "", "list elements outlived their TTL");
+        cr_assert_eq(rc, WEIR_ENOTFOUND, "a map entry outlived its TTL");
+    }
+    weir_free(s);
+}
+
+/* A backend with reg_vlm's states (ttl_ms) and key group kg restored from
+ * snap, key1 current. */
+static weir__backend *restored_vlm(const char *kind, weir_clock clock,
+                                   const weir_buf *snap, uint32_t kg,
+                                   int64_t ttl_ms, weir_state *s[3])
+{
+    weir__backend *be = mkbe(kind, 0, 128, clock);
+    reg_vlm(be, ttl_ms, s);
+    weir_cursor c;
+    weir_cursor_init(&c, snap->data, snap->len);
+    cr_assert_eq(weir__backend_restore_kg(be, kg, &c), 0);
+    cr_assert_eq(setk(be, "key1"), 0);
+    return be;
+}
+
+static void case_ttl_starts_at_restore(const char *kind)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *p = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
+    weir_state *ps[3];
+    reg_vlm(p, 0, ps);
+    put_plain_entries(p, ps);
+    weir_buf snap, again;
+    weir_buf_init(&snap);
+    weir_buf_init(&again);
+    uint32_t kg = kg_of("key1");
+    cr_assert_eq(weir__backend_snapshot_kg(p, kg, &snap), 0);
+    for (int late = 0; late < 2; late++) {
+        weir_manual_clock_set(mc, 10000);
+        weir__backend *q = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
+        weir_state *qs[3];
+        if (!late)
+            reg_vlm(q, 100, qs);
+        weir_cursor c;
+        weir_cursor_init(&c, snap.data, snap.len);
+        cr_assert_eq(weir__backend_restore_kg(q, kg, &c), 0);
+        if (late)
+            reg_vlm(q, 100, qs);
+        cr_assert_eq(setk(q, "key1"), 0);
+        weir_manual_clock_set(mc, 10050);
+        expect_plain_entries(qs, true);
+        /* Their stamps (10000) travel on into the next snapshot. */
+        weir_buf_clear(&again);
+        cr_assert_eq(weir__backend_snapshot_kg(q, kg, &again), 0);
+        weir_manual_clock_set(mc, 10099);
+        expect_plain_entries(qs, true);
+        weir_manual_clock_set(mc, 10100);
+        expect_plain_entries(qs, false);
+        weir_state *rs[3];
+        weir__backend *r =
+            restored_vlm(kind, weir_manual_clock_get(mc), &again, kg, 100, rs);
+        expect_plain_entries(rs, false);
+        weir__backend_destroy(q);
+        weir__backend_destroy(r);
+    }
+    /* Registered after the restore without TTL, while a snapshot taken
+     * before holds the restored state: the entries stay for good, the list
+     * takes more elements, and the snapshot has the restored ones. */
+    weir__backend *n = mkbe(kind, 0, 128, weir_manual_clock_get(mc));
+    weir_cursor c;
+    weir_cursor_init(&c, snap.data, snap.len);
+    cr_assert_eq(weir__backend_restore_kg(n, kg, &c), 0);
+    weir__backend_snap *pinned;
+    cr_assert_eq(weir__backend_snapshot_begin(n, &pinned), 0);
+    weir_state *ns[3];
+    reg_vlm(n, 0, ns);
+    cr_assert_eq(setk(n, "key1"), 0);
+    weir_manual_clock_set(mc, 1000000);
+    expect_plain_entries(ns, true);
+    cr_assert_eq(weir_list_add(ns[1], NS(""), "e3", 2), 0);
+    char *s = list_s(ns[1], "");
+    cr_assert_str_eq(s, "e1,e2,e3");
+    weir_free(s);
+    weir_buf_clear(&again);
+    cr_assert_eq(weir__backend_snap_kg(pinned, kg, &again), 0);
+    weir__backend_snap_release(pinned);
+    weir_state *os[3];
+    weir__backend *o =
+        restored_vlm(kind, weir_manual_clock_get(mc), &again, kg, 0, os);
+    expect_plain_entries(os, true);
+    weir_buf_fini(&snap);
+    weir_buf_fini(&again);
+    weir__backend_destroy(n);
+    weir__backend_destroy(o);
+    weir__backend_destroy(p);
+    weir_manual_clock_destroy(mc);
+}
+
+/*
  * Random operations against a plain model (value state, a few keys and
  * namespaces), checked after every step. Seed from WEIR_TEST_SEED.
  */
@@ -2040,6 +2174,10 @@ static void case_write_batch(const char *kind)
     Test(suite, snapshot_ttl)                                                  \
     {                                                                          \
         case_snapshot_ttl(kind);                                               \
+    }                                                                          \
+    Test(suite, ttl_starts_at_restore)                                         \
+    {                                                                          \
+        case_ttl_starts_at_restore(kind);                                      \
     }                                                                          \
     Test(suite, random_model)                                                  \
     {                                                                          \

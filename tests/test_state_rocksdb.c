@@ -292,6 +292,77 @@ static weir__rocksdb_stats rstats(weir__backend *be)
 
 /* Every key group of the memory backend `a`, restored into a fresh memory
  * backend and a fresh RocksDB one, reads back the same. */
+/*
+ * A native checkpoint of states without TTL opened into states with TTL:
+ * as a canonical restore (ttl_starts_at_restore), each entry lives a TTL
+ * from the restore. Its values carry no stamp (written without TTL), and
+ * they must not live for ever, nor outlive the TTL in a compaction.
+ */
+Test(rocksdb, native_checkpoint_without_ttl_restored_with_ttl)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir__backend *a = mkbe("rocksdb", 0, 128, clk);
+    weir_state *sa[3], *sb[3], *sb2[3], *sr[3];
+    reg_vlm(a, 0, sa);
+    put_plain_entries(a, sa);
+    char ck[300], ck2[300], dir[300];
+    snprintf(ck, sizeof ck, "%s/ck", tmp_dir());
+    cr_assert_eq(weir__rocksdb_checkpoint(a, ck), 0, "%s",
+                 weir__rocksdb_last_error(a));
+    weir_manual_clock_set(mc, 10000);
+    weir__backend_config cfg = {.kind = "rocksdb",
+                                .max_parallelism = 128,
+                                .kg_lo = 0,
+                                .kg_hi = 128,
+                                .clock = clk};
+    snprintf(dir, sizeof dir, "%s/db", tmp_dir());
+    cfg.dir = dir;
+    weir__backend *b = NULL;
+    cr_assert_eq(weir__rocksdb_open_checkpoint(&cfg, ck, &b), 0);
+    reg_vlm(b, 100, sb);
+    cr_assert_eq(setk(b, "key1"), 0);
+    /* A native checkpoint of it restored later counts from the first
+     * restore still, not from its own. */
+    weir_manual_clock_set(mc, 10050);
+    snprintf(ck2, sizeof ck2, "%s/ck2", tmp_dir());
+    cr_assert_eq(weir__rocksdb_checkpoint(b, ck2), 0, "%s",
+                 weir__rocksdb_last_error(b));
+    weir_manual_clock_set(mc, 10060);
+    snprintf(dir, sizeof dir, "%s/db", tmp_dir());
+    weir__backend *b2 = NULL;
+    cr_assert_eq(weir__rocksdb_open_checkpoint(&cfg, ck2, &b2), 0);
+    reg_vlm(b2, 100, sb2);
+    cr_assert_eq(setk(b2, "key1"), 0);
+    weir_manual_clock_set(mc, 10099);
+    expect_plain_entries(sb2, true);
+    expect_plain_entries(sb, true);
+    /* Its canonical snapshot holds them with the restore's stamp. */
+    uint32_t kg = kg_of("key1");
+    weir_buf snap;
+    weir_buf_init(&snap);
+    cr_assert_eq(weir__backend_snapshot_kg(b, kg, &snap), 0);
+    weir_manual_clock_set(mc, 10100);
+    expect_plain_entries(sb2, false);
+    expect_plain_entries(sb, false);
+    weir__backend *r = restored_vlm("memory", clk, &snap, kg, 100, sr);
+    expect_plain_entries(sr, false);
+    /* Compactions drop them (values and map entries, then the emptied
+     * list). */
+    cr_assert_eq(weir__rocksdb_compact(b), 0);
+    cr_assert_eq(weir__rocksdb_compact(b), 0);
+    uint64_t n;
+    cr_assert_eq(weir__rocksdb_count_kg(b, kg, &n), 0);
+    cr_assert_eq(n, 0, "%llu records outlived their TTL",
+                 (unsigned long long)n);
+    weir_buf_fini(&snap);
+    weir__backend_destroy(a);
+    weir__backend_destroy(b);
+    weir__backend_destroy(b2);
+    weir__backend_destroy(r);
+    weir_manual_clock_destroy(mc);
+}
+
 Test(rocksdb, bulk_restore_equals_memory_restore)
 {
     weir__backend *a = mkbe("memory", 0, 128, no_clock());

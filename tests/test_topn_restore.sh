@@ -36,18 +36,6 @@ SQL
 }
 job ", 'source.monitor-interval' = '50ms'" "" > live.sql
 job "" ref_ > ref.sql
-# fold DIR: the table a debezium-json changelog leaves (a create adds the
-# "after" row, a delete takes the "before" row away; the files of a folder
-# come in no particular order, so a row may go negative on the way, never
-# at the end)
-fold() {
-    find "$1" -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2> /dev/null |
-      jq -rc 'if .op == "d" then "-\(.before)" elif .op == "c" then "+\(.after)" else "?" end' |
-      awk '/^\?/ { print "bad op"; exit 1 }
-           { r = substr($0, 2); if (substr($0, 1, 1) == "+") n[r]++; else n[r]-- }
-           END { for (r in n) { if (n[r] < 0) print "retracts absent " r; for (i = 0; i < n[r]; i++) print r } }' |
-      LC_ALL=C sort
-}
 # wait_table: until both outputs fold to the reference's tables (at most 60 s)
 wait_table() {
     local end=$((SECONDS + 60))

@@ -903,10 +903,8 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
  */
 static void name_input_row(const join_op *j, weir_error *err)
 {
-    char *at = strrchr(err->message, '(');
-    unsigned i;
-    int end = 0;
-    if (!at || sscanf(at, "(row %u)%n", &i, &end) != 1 || at[end] || at == err->message || at[-1] != ' ')
+    uint32_t i;
+    if (!weir__join_error_candidate(err, &i))
         return;
     uint32_t row = j->in_row, first = 0, next = j->n_refs;
     if (j->batched) { /* the waiting row whose candidates [first, next) hold i */
@@ -916,7 +914,6 @@ static void name_input_row(const join_op *j, weir_error *err)
             next = p + 1 < j->n_pend ? j->pend[p + 1].first : j->n_refs;
         }
     }
-    at[-1] = 0;
     char msg[sizeof err->message];
     snprintf(msg, sizeof msg, "%.400s (row %u, with the other input's row %u of the %u under its key)", err->message,
              row, i - first, next - first);

@@ -4,6 +4,9 @@
  */
 #include "ops/join_core.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "weir/common.h"
 
 int weir__join_core_init(weir_join_core *jc, const char *what,
@@ -139,4 +142,17 @@ int weir__join_core_out_row_to_fill(weir_join_core *jc, weir_op_ctx *ctx, weir_r
                                     uint32_t *row)
 {
     return out_row(jc, ctx, kind, ts, row, weir_batch_append_row_to_fill);
+}
+
+bool weir__join_error_candidate(weir_error *err, uint32_t *cand)
+{
+    char *at = strrchr(err->message, '(');
+    unsigned i;
+    int end = 0;
+    if (!at || sscanf(at, "(row %u)%n", &i, &end) != 1 || at[end] ||
+        at == err->message || at[-1] != ' ')
+        return false;
+    at[-1] = 0;
+    *cand = i;
+    return true;
 }

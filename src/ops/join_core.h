@@ -73,4 +73,10 @@ int weir__join_core_out_row(weir_join_core *jc, weir_op_ctx *ctx,
 int weir__join_core_out_row_to_fill(weir_join_core *jc, weir_op_ctx *ctx, weir_row_kind kind, weir_ts ts,
                                     uint32_t *row);
 
+/* An error of the residual over the candidate batch ends in " (row N)", N
+ * the candidate: takes that off the message and gives N (false, message
+ * untouched, when it does not end so). Each join then names the rows the
+ * candidate joined. */
+bool weir__join_error_candidate(weir_error *err, uint32_t *cand);
+
 #endif

@@ -41,6 +41,7 @@
  * version is either still to come or was kept by every cleanup, which only
  * drops versions older than the latest one <= B <= the row's time.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -295,6 +296,30 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
     return weir__join_core_flush(&j->core, ctx);
 }
 
+/*
+ * An error of the residual names candidate i ("... (row i)"), the i-th of
+ * the key's n left rows the watermark released, in time order: it names
+ * that row and the right input's version it met (in time order), from 0
+ * as the regular join's are.
+ */
+static void name_probe(const tj_op *j, uint32_t n, weir_error *err)
+{
+    uint32_t i;
+    if (!weir__join_error_candidate(err, &i) || i >= n)
+        return;
+    char msg[sizeof err->message],
+        with[96] = "with no version of the right input";
+    if (j->match[i] >= 0)
+        snprintf(with, sizeof with,
+                 "with the right input's version %d of the %u",
+                 (int)j->match[i], j->versions.n);
+    snprintf(msg, sizeof msg,
+             "%.400s (the left input's row %u of the %u of its key the "
+             "watermark released, %s)",
+             err->message, i, n, with);
+    memcpy(err->message, msg, sizeof msg);
+}
+
 /* Joins the probe rows of the timer's key with t < B, then drops the versions nothing can need any more. */
 static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
 {
@@ -356,8 +381,10 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
             weir_error err = {0};
             weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
             if (weir_expr_filter(c->residual, j->core.cand, j->core.env,
-                                 j->core.sel, &err))
+                                 j->core.sel, &err)) {
+                name_probe(j, n_ready, &err);
                 return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "join condition: %s", err.message);
+            }
         } else {
             memset(j->core.sel, 1, n_ready);
         }

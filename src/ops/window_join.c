@@ -40,6 +40,7 @@
  * namespace, and the rows get the instant of local end - 1, as the window
  * aggregation gives its window_time.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "ops/join_core.h"
@@ -304,6 +305,25 @@ static int load_side(wjoin_op *j, weir_op_ctx *ctx, int s, const void *ns,
     return 0;
 }
 
+/*
+ * An error of the residual names candidate k ("... (row k)"): it becomes
+ * the pair's rows, each as its place among its side's rows of the key in
+ * the window (the state's order), from 0 as the regular join's are.
+ */
+static void name_pair(const wjoin_op *j, uint32_t n, weir_error *err)
+{
+    uint32_t k;
+    if (!weir__join_error_candidate(err, &k) || k >= n)
+        return;
+    char msg[sizeof err->message];
+    snprintf(msg, sizeof msg,
+             "%.400s (the left input's row %u of the %u of its key in the "
+             "window, with the right input's row %u of the %u)",
+             err->message, j->pair[0][k], j->side[0].n, j->pair[1][k],
+             j->side[1].n);
+    memcpy(err->message, msg, sizeof msg);
+}
+
 /* Filters the candidate pairs by the residual and emits the matches. */
 static int emit_candidates(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts)
 {
@@ -315,9 +335,11 @@ static int emit_candidates(wjoin_op *j, weir_op_ctx *ctx, weir_ts ts)
         weir_error err = {0};
         weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
         if (weir_expr_filter(c->residual, j->core.cand, j->core.env,
-                             j->core.sel, &err))
+                             j->core.sel, &err)) {
+            name_pair(j, n, &err);
             return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL,
                                 "window join condition: %s", err.message);
+        }
     } else {
         memset(j->core.sel, 1, n);
     }

@@ -43,8 +43,9 @@ typedef struct weir__backend_ops {
         weir__backend *be); /* frees the backend, its states included */
     /* A zeroed state struct of the backend's size, generic part included. */
     int (*state_create)(weir__backend *be, weir_state **out);
-    /* Optional: st was bound to an operator's desc (TTL now known). */
-    void (*state_bound)(weir__backend *be, weir_state *st);
+    /* Optional: st was bound to an operator's desc (TTL now known); what
+     * a restore loaded into it before takes its layout. */
+    int (*state_bound)(weir__backend *be, weir_state *st);
     /* Optional: the current key changed (it is valid in be->key). */
     int (*key_changed)(weir__backend *be);
 

@@ -615,10 +615,18 @@ static inline mem_state *MS(weir_state *st)
 {
     return (mem_state *)st;
 }
-/* The kind of st's records: a list of a state without TTL is a log. */
+/*
+ * The kind of st's records: a list of a state bound without TTL is a log. A
+ * list that a restore loads before its state is bound (its TTL not known
+ * yet) keeps its elements with their stamps, and becomes a log if the state
+ * is bound without TTL (mem_state_bound).
+ */
 static inline weir_state_kind rec_kind(const weir_state *st)
 {
-    return st->desc.kind == WEIR_STATE_LIST && !weir__state_has_ttl(st) ? KIND_LOG : st->desc.kind;
+    return st->desc.kind == WEIR_STATE_LIST && st->bound &&
+                   !weir__state_has_ttl(st)
+               ? KIND_LOG
+               : st->desc.kind;
 }
 static inline tab *cur_tab(mem_state *ms)
 {
@@ -1963,7 +1971,7 @@ static int mem_load_value(weir_state *st, const void *ns, size_t nslen,
 static int mem_load_list(weir_state *st, const void *ns, size_t nslen,
                          int64_t stamp, const void *v, size_t len)
 {
-    if (!weir__state_has_ttl(st))
+    if (rec_kind(st) == KIND_LOG)
         return log_append(MB(st->be), MS(st), ns, nslen, v, len);
     /* now = stamp: a restore never discards what it was given; expiry is
      * decided on access. */
@@ -1981,6 +1989,69 @@ static int mem_load_map(weir_state *st, const void *ns, size_t nslen,
 }
 
 /* ---- lifecycle ---- */
+
+/* Appends the elements of list record r (with stamps) to the log of its key
+ * and namespace, which is the current key's. */
+static int relay_as_log(mem_backend *mb, mem_state *ms, mrec *r)
+{
+    const uint8_t *v = rec_val(r);
+    int rc = 0;
+    for (size_t off = 0; off < r->vlen && !rc;
+         off += ELEM_HDR + elem_len(v + off))
+        rc = log_append(mb, ms, rec_ns(r), r->nslen, v + off + ELEM_HDR,
+                        elem_len(v + off));
+    return rc;
+}
+
+/*
+ * A list state bound without TTL after a restore loaded it (its records then
+ * kept their elements with stamps, rec_kind): each record becomes a log.
+ * The current key is the backend's again afterwards.
+ */
+static int mem_state_bound(weir__backend *be, weir_state *st)
+{
+    if (rec_kind(st) != KIND_LOG)
+        return 0;
+    mem_backend *mb = MB(be);
+    mem_state *ms = MS(st);
+    bool had_key = be->has_key, moved = false;
+    weir_buf key;
+    weir_buf_init(&key);
+    uint64_t key_hash = be->key_hash;
+    int rc = had_key ? weir_buf_put(&key, be->key, be->key_len) : 0;
+    flush_retired(mb);
+    for (uint32_t k = 0; !rc && k < be->kg_hi - be->kg_lo; k++) {
+        /* Read from the old table (or a snapshot's frozen one) while the
+         * logs go into a new one. */
+        frozen *f = ms->shared ? ms->shared[k] : NULL;
+        tab old = f ? f->t : ms->tabs[k];
+        if (!old.n)
+            continue;
+        memset(&ms->tabs[k], 0, sizeof ms->tabs[k]);
+        if (f)
+            ms->shared[k] = NULL;
+        if (ms->cl_kg == k)
+            ms->cl_slot = ms->cl_sub = 0;
+        moved = true;
+        for (uint32_t i = 0; !rc && old.slots && i <= old.mask; i++) {
+            mrec *r = old.slots[i].p;
+            if (!r)
+                continue;
+            if (!(rc = weir__backend_set_key_raw(
+                      be, rec_key(r), r->klen,
+                      weir_key_hash(rec_key(r), r->klen))))
+                rc = relay_as_log(mb, ms, r);
+        }
+        if (f)
+            frozen_unref(mb, f);
+        else
+            tab_free_all(mb, WEIR_STATE_LIST, &old);
+    }
+    if (!rc && moved && had_key)
+        rc = weir__backend_set_key_raw(be, key.data, key.len, key_hash);
+    weir_buf_fini(&key);
+    return rc;
+}
 
 static int mem_state_create(weir__backend *be, weir_state **out)
 {
@@ -2090,6 +2161,7 @@ static const weir__backend_ops mem_ops = {
     .drop_kg = mem_drop_kg,
     .load_value = mem_load_value,
     .load_list = mem_load_list,
+    .state_bound = mem_state_bound,
     .load_map = mem_load_map,
     .size_bytes = mem_size_bytes,
     .snap_begin = mem_snap_begin,

@@ -48,6 +48,9 @@
 #include "util/io.h"
 
 #define TTL_SLOTS 4096 /* states whose TTL the compaction filter knows */
+/* rb->ttl[UNSTAMPED + id]: the stamp a value of state id written without
+ * one counts as (unstamped_of) */
+#define UNSTAMPED (2 * TTL_SLOTS)
 #define ARENA_CHUNK (64 * 1024)
 #define ELEM_HDR 12 /* list element: u32 len, i64 stamp */
 #define DEFAULT_CACHE (64u << 20)
@@ -74,8 +77,10 @@ typedef struct rdb_backend {
     rocksdb_compactionfilter_t
         *cfilter; /* not owned by the options: freed after close */
     char *dir;
-    _Atomic int64_t
-        *ttl;      /* TTL by state id (TTL_SLOTS), read by compaction threads */
+    /* By state id (TTL_SLOTS each), read by compaction threads: its TTL,
+     * its kind, and from UNSTAMPED the stamp its values without one count
+     * as (unstamped_of). */
+    _Atomic int64_t *ttl;
     weir_buf kbuf; /* the key of the current access */
     weir_buf vbuf; /* the value being written */
     rchunk *arena; /* read results, reset by writes */
@@ -357,9 +362,33 @@ static inline int64_t stamp_of(const weir_state *st, int64_t now)
 {
     return has_ttl(st) ? now : WEIR__NO_STAMP;
 }
+/*
+ * The stamp a TTL counts from. A value written while its state had no TTL
+ * carries none (WEIR__NO_STAMP); brought by a native restore into a state
+ * with TTL it counts from that restore, as a canonical restore stamps it
+ * (docs/state.md): from the time the checkpoint names for the state (an
+ * earlier restore's, META_UNSTAMPED) or else the restore's own. Without a
+ * native restore no stamped state holds such a value.
+ */
+static inline int64_t unstamped_of(const rdb_backend *rb, uint32_t sid,
+                                   int64_t stamp)
+{
+    if (stamp != WEIR__NO_STAMP || sid >= TTL_SLOTS)
+        return stamp;
+    return atomic_load_explicit(&rb->ttl[UNSTAMPED + sid],
+                                memory_order_relaxed);
+}
+/* The stamp of st's value as its TTL counts it (none without TTL). */
+static inline int64_t stamp_in(const weir_state *st, int64_t stamp)
+{
+    return has_ttl(st)
+               ? unstamped_of((const rdb_backend *)st->be, st->id, stamp)
+               : stamp;
+}
 static inline bool expired(const weir_state *st, int64_t stamp, int64_t now)
 {
-    return has_ttl(st) && weir__ttl_expired(stamp, now, st->ttl_ms);
+    return has_ttl(st) &&
+           weir__ttl_expired(stamp_in(st, stamp), now, st->ttl_ms);
 }
 
 /*
@@ -417,25 +446,28 @@ static int prefix_end(weir_buf *hi, const weir_buf *p)
 
 /* ---- merge operator: list append is concatenation ---- */
 
-/* TTL and kind of the state a data key belongs to (0 / none for meta keys and
- * unbound states). */
+/* TTL, kind and id of the state a data key belongs to (0 / none for meta
+ * keys and unbound states). */
 static int64_t key_ttl(rdb_backend *rb, const char *key, size_t klen,
-                       uint8_t *kind)
+                       uint8_t *kind, uint32_t *sid_out)
 {
     if (klen < 4 || ((uint8_t)key[0] == 0xFF && (uint8_t)key[1] == 0xFF))
         return 0;
     uint32_t sid = (uint32_t)(uint8_t)key[2] << 8 | (uint8_t)key[3];
     if (sid >= TTL_SLOTS)
         return 0;
+    *sid_out = sid;
     int64_t ttl = atomic_load_explicit(&rb->ttl[sid], memory_order_acquire);
     *kind = (uint8_t)atomic_load_explicit(&rb->ttl[TTL_SLOTS + sid],
                                           memory_order_relaxed);
     return ttl;
 }
 
-/* Appends the list elements of p to r, leaving out those expired (ttl > 0). */
-static size_t append_live(char *r, size_t off, const char *p, size_t n,
-                          int64_t ttl, int64_t now)
+/* Appends the list elements of p (of state sid) to r, leaving out those
+ * expired (ttl > 0). */
+static size_t append_live(const rdb_backend *rb, uint32_t sid, char *r,
+                          size_t off, const char *p, size_t n, int64_t ttl,
+                          int64_t now)
 {
     if (ttl <= 0) {
         memcpy(r + off, p, n);
@@ -446,7 +478,8 @@ static size_t append_live(char *r, size_t off, const char *p, size_t n,
         size_t esz = ELEM_HDR + (size_t)rd_u32(p + i);
         if (esz > n - i)
             break; /* malformed: keep the rest as it is, a read reports it */
-        if (!weir__ttl_expired(rd_i64(p + i + 4), now, ttl)) {
+        if (!weir__ttl_expired(unstamped_of(rb, sid, rd_i64(p + i + 4)), now,
+                               ttl)) {
             memcpy(r + off, p + i, esz);
             off += esz;
         }
@@ -475,7 +508,8 @@ static char *concat(rdb_backend *rb, const char *key, size_t klen,
         return NULL;
     }
     uint8_t kind = 0;
-    int64_t ttl = rb ? key_ttl(rb, key, klen, &kind) : 0;
+    uint32_t sid = 0;
+    int64_t ttl = rb ? key_ttl(rb, key, klen, &kind, &sid) : 0;
     int64_t now = ttl > 0 && kind == WEIR_STATE_LIST
                       ? weir_clock_now(&rb->base.clock)
                       : 0;
@@ -483,9 +517,9 @@ static char *concat(rdb_backend *rb, const char *key, size_t klen,
         ttl = 0;
     size_t off = 0;
     if (first_len)
-        off = append_live(r, off, first, first_len, ttl, now);
+        off = append_live(rb, sid, r, off, first, first_len, ttl, now);
     for (int i = 0; i < n; i++)
-        off = append_live(r, off, ops[i], lens[i], ttl, now);
+        off = append_live(rb, sid, r, off, ops[i], lens[i], ttl, now);
     *success = 1;
     *out_len = off;
     return r;
@@ -541,7 +575,8 @@ static unsigned char ttl_filter(void *ud, int level, const char *key,
     *changed = 0;
     rdb_backend *rb = ud;
     uint8_t kind = 0;
-    int64_t ttl = key_ttl(rb, key, klen, &kind);
+    uint32_t sid = 0;
+    int64_t ttl = key_ttl(rb, key, klen, &kind, &sid);
     if (ttl <= 0)
         return 0;
     int64_t now = weir_clock_now(&rb->base.clock);
@@ -550,7 +585,8 @@ static unsigned char ttl_filter(void *ud, int level, const char *key,
          * left). */
         size_t off = 0;
         while (off + ELEM_HDR <= vlen) {
-            if (!weir__ttl_expired(rd_i64(v + off + 4), now, ttl))
+            if (!weir__ttl_expired(unstamped_of(rb, sid, rd_i64(v + off + 4)),
+                                   now, ttl))
                 return 0;
             off += ELEM_HDR + (size_t)rd_u32(v + off);
         }
@@ -559,7 +595,7 @@ static unsigned char ttl_filter(void *ud, int level, const char *key,
     /* Values and map entries start with their stamp. */
     if (vlen < 8)
         return 0;
-    return weir__ttl_expired(rd_i64(v), now, ttl);
+    return weir__ttl_expired(unstamped_of(rb, sid, rd_i64(v)), now, ttl);
 }
 
 static const char *ttl_filter_name(void *ud)
@@ -782,7 +818,7 @@ static int rdb_list_get(weir_state *st, const void *ns, size_t nslen,
         weir_buf_clear(&rb->vbuf);
         wrc = 0;
         for (off = 0; off < vlen && !wrc; off += ELEM_HDR + rd_u32(v + off)) {
-            int64_t s = rd_i64(v + off + 4);
+            int64_t s = stamp_in(st, rd_i64(v + off + 4));
             if (!expired(st, s, now))
                 wrc = put_elem(&rb->vbuf, touch_on_read(st) ? now : s,
                                v + off + ELEM_HDR, rd_u32(v + off));
@@ -845,7 +881,7 @@ static int rdb_stamp(weir_state *st, const void *ns, size_t nslen,
          : expired(st, rd_i64(v), access_now(st)) ? WEIR_ENOTFOUND
                                                    : 0;
     if (!rc)
-        *stamp = rd_i64(v);
+        *stamp = stamp_in(st, rd_i64(v));
     rocksdb_pinnableslice_destroy(ps);
     return rc;
 }
@@ -1006,8 +1042,9 @@ static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
             if (vlen - off < ELEM_HDR ||
                 vlen - off - ELEM_HDR < rd_u32(v + off))
                 return WEIR_ECORRUPT;
-            if ((rc = weir__snap_item(c->w, rd_i64(v + off + 4), NULL, 0,
-                                      v + off + ELEM_HDR, rd_u32(v + off))))
+            if ((rc = weir__snap_item(c->w, stamp_in(st, rd_i64(v + off + 4)),
+                                      NULL, 0, v + off + ELEM_HDR,
+                                      rd_u32(v + off))))
                 return rc;
         }
         return weir__snap_group_end(c->w);
@@ -1022,12 +1059,13 @@ static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
                 (rc = weir__snap_group_begin(c->w, key, klen, ns, nslen)))
                 return rc;
         }
-        return weir__snap_item(c->w, rd_i64(v), rest, restlen, v + 8, vlen - 8);
+        return weir__snap_item(c->w, stamp_in(st, rd_i64(v)), rest, restlen,
+                               v + 8, vlen - 8);
     default:
         if (vlen < 8)
             return WEIR_ECORRUPT;
-        return weir__snap_value(c->w, key, klen, ns, nslen, rd_i64(v), v + 8,
-                                vlen - 8);
+        return weir__snap_value(c->w, key, klen, ns, nslen,
+                                stamp_in(st, rd_i64(v)), v + 8, vlen - 8);
     }
 }
 
@@ -1572,13 +1610,14 @@ static int rdb_state_create(weir__backend *be, weir_state **out)
     return 0;
 }
 
-static void rdb_state_bound(weir__backend *be, weir_state *st)
+static int rdb_state_bound(weir__backend *be, weir_state *st)
 {
     rdb_backend *rb = RB(be);
     if (st->id < TTL_SLOTS) {
         atomic_store(&rb->ttl[TTL_SLOTS + st->id], (int64_t)st->desc.kind);
         atomic_store(&rb->ttl[st->id], st->ttl_ms);
     }
+    return 0;
 }
 
 static int rdb_key_changed(weir__backend *be)
@@ -1783,7 +1822,9 @@ static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out
     weir_buf_init(&rb->lrec);
     rb->lrec_list_at = SIZE_MAX;
     rb->dir = weir_strdup(cfg->dir);
-    rb->ttl = weir_calloc(2 * TTL_SLOTS, sizeof *rb->ttl);
+    rb->ttl = weir_calloc(3 * TTL_SLOTS, sizeof *rb->ttl);
+    for (uint32_t i = 0; rb->ttl && i < TTL_SLOTS; i++)
+        rb->ttl[UNSTAMPED + i] = WEIR__NO_STAMP;
     /* Next to the database, not in it: RocksDB owns its folder. */
     size_t plen = strlen(cfg->dir) + sizeof ".restore.sst";
     rb->sst_path = weir_malloc(plen);
@@ -1904,6 +1945,18 @@ int weir__rocksdb_backend_create(const weir__backend_config *cfg,
 /* ---- native checkpoints ---- */
 
 static const uint8_t META_MAXP[3] = {0xFF, 0xFF, 'P'};
+/* {FF FF 'U' id (u16 BE)}: i64, the stamp values without one of state id
+ * (a state with TTL that a native restore gave them) count as; only for
+ * such states, so that a restore of the checkpoint keeps counting from the
+ * restore that brought them, not from itself. */
+#define META_UNSTAMPED 'U'
+
+static void meta_unstamped_key(uint8_t k[5], uint32_t sid)
+{
+    k[0] = k[1] = 0xFF;
+    k[2] = META_UNSTAMPED;
+    wr_u16be(k + 3, sid);
+}
 
 static int write_meta(rdb_backend *rb)
 {
@@ -1925,6 +1978,18 @@ static int write_meta(rdb_backend *rb)
             !(rc = weir_buf_put(&v, st->desc.name, strlen(st->desc.name))))
             rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)v.data,
                                    v.len);
+        /* A key of an earlier checkpoint goes when the state no longer
+         * counts such values (no TTL now). */
+        int64_t u = has_ttl(st) ? unstamped_of(rb, st->id, WEIR__NO_STAMP)
+                                : WEIR__NO_STAMP;
+        meta_unstamped_key(k, st->id);
+        if (u == WEIR__NO_STAMP) {
+            rocksdb_writebatch_delete(wb, (const char *)k, 5);
+        } else {
+            uint8_t b[8];
+            memcpy(b, &u, 8);
+            rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)b, 8);
+        }
     }
     if (!rc)
         rc = db_write(rb, wb);
@@ -2102,6 +2167,28 @@ static int load_meta(rdb_backend *rb)
     return rc;
 }
 
+/* After a native restore: what values without a stamp count as, per state
+ * (unstamped_of): the checkpoint's META_UNSTAMPED, else now. */
+static int load_unstamped(rdb_backend *rb)
+{
+    int64_t now = weir__now(&rb->base);
+    for (uint32_t i = 0; i < rb->base.n_states && i < TTL_SLOTS; i++) {
+        uint8_t k[5];
+        meta_unstamped_key(k, i);
+        size_t vlen;
+        char *err = NULL;
+        char *v = rocksdb_get(rb->db, rb->ro, (const char *)k, 5, &vlen, &err);
+        if (err)
+            return rdb_err(rb, err);
+        int64_t u = now;
+        if (v && vlen == 8)
+            memcpy(&u, v, 8);
+        rocksdb_free(v);
+        rb->ttl[UNSTAMPED + i] = u;
+    }
+    return 0;
+}
+
 int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
                                   const char *ckpt_dir, weir__backend **out)
 {
@@ -2116,7 +2203,8 @@ int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
     if (rc)
         return rc;
     if ((rc = seed_dir(ckpt_dir, cfg->dir)) || (rc = rdb_open(rb)) ||
-        (rc = load_meta(rb)) || (rc = delete_kg_range(rb, 0, cfg->kg_lo)) ||
+        (rc = load_meta(rb)) || (rc = load_unstamped(rb)) ||
+        (rc = delete_kg_range(rb, 0, cfg->kg_lo)) ||
         (rc = delete_kg_range(rb, cfg->kg_hi, 0xFFFF))) {
         rdb_free(rb, true);
         return rc;

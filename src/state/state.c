@@ -165,8 +165,9 @@ int weir__backend_register(weir__backend *be, const weir_state_desc *desc,
     st->desc.name = name;
     st->ttl_ms = desc->ttl_ms;
     st->bound = true;
-    if (be->ops->state_bound)
-        be->ops->state_bound(be, st);
+    int rc = be->ops->state_bound ? be->ops->state_bound(be, st) : 0;
+    if (rc)
+        return rc;
     *out = st;
     return 0;
 }

@@ -1,6 +1,6 @@
 # tests/support/crash.sh - the frame the kill -9 and savepoint tests of
 # `weir run` share (tests/test_crash_sql*.sh, test_versioned_view_restore,
-# test_restore_compat): sourced, never run. A crash test is
+# test_restore_compat, test_topn_restore): sourced, never run. A crash test is
 #
 #   . "$2/tests/support/crash.sh"
 #   crash_init NAME "$1" ROWS ASAN_ROWS   # sets WEIR SEED ROWS, cds to $T
@@ -50,6 +50,19 @@ stop_run() {
     wait "$pid"
     st=$?
     pid=
+}
+
+# fold DIR: the table a debezium-json changelog in DIR leaves (a create
+# adds the "after" row, a delete takes the "before" row away; the files of
+# a folder come in no particular order, so a row may go negative on the
+# way, never at the end). Needs jq.
+fold() {
+    find "$1" -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2> /dev/null |
+      jq -rc 'if .op == "d" then "-\(.before)" elif .op == "c" then "+\(.after)" else "?" end' |
+      awk '/^\?/ { print "bad op"; exit 1 }
+           { r = substr($0, 2); if (substr($0, 1, 1) == "+") n[r]++; else n[r]-- }
+           END { for (r in n) { if (n[r] < 0) print "retracts absent " r; for (i = 0; i < n[r]; i++) print r } }' |
+      LC_ALL=C sort
 }
 
 # fail MESSAGE: says what failed, with the end of the log, and exits 1.
