@@ -314,7 +314,7 @@ static void name_probe(const tj_op *j, uint32_t n, weir_error *err)
                  "with the right input's version %d of the %u",
                  (int)j->match[i], j->versions.n);
     snprintf(msg, sizeof msg,
-             "%.400s (the left input's row %u of the %u of its key the "
+             "%.300s (the left input's row %u of the %u of its key the "
              "watermark released, %s)",
              err->message, i, n, with);
     memcpy(err->message, msg, sizeof msg);

@@ -317,7 +317,7 @@ static void name_pair(const wjoin_op *j, uint32_t n, weir_error *err)
         return;
     char msg[sizeof err->message];
     snprintf(msg, sizeof msg,
-             "%.400s (the left input's row %u of the %u of its key in the "
+             "%.300s (the left input's row %u of the %u of its key in the "
              "window, with the right input's row %u of the %u)",
              err->message, j->pair[0][k], j->side[0].n, j->pair[1][k],
              j->side[1].n);
