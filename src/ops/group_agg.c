@@ -1168,6 +1168,11 @@ static const weir_operator_class ga_class = {
 
 int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *out)
 {
+    /* write_result writes every output column and clears none: a column
+     * that is neither a key nor an aggregate would keep stale bytes */
+    if (!cfg->out_schema ||
+        cfg->out_schema->n_fields != cfg->keys.n + cfg->n_aggs)
+        return WEIR_EINVAL;
     ga_conf *c = weir_calloc(1, sizeof *c);
     if (!c)
         return WEIR_ENOMEM;

@@ -32,7 +32,9 @@ typedef struct weir_group_agg_config {
     /* Optional, per aggregate (copied): a BOOLEAN input column, FILTER (WHERE ...):
      * the aggregate sees only the rows where it is TRUE; -1 for none. */
     const int32_t *filter_cols;
-    const weir_schema *out_schema; /* borrowed; keys then aggregates */
+    /* borrowed; exactly the keys (with their input types) then the
+     * aggregates: anything else is refused (WEIR_EINVAL) */
+    const weir_schema *out_schema;
     int64_t state_ttl_ms;          /* 0: keep forever (table.exec.state.ttl) */
     bool mini_batch;               /* one net change per key per input batch */
     /* Bytes the cache of COUNT(DISTINCT) values in front of their map state
