@@ -485,8 +485,9 @@ Test(rowcodec, random_canonical_rows_recoded)
  * lengths (127 / 128, 16383 / 16384 bytes) or need the buffer to grow in the middle of the
  * row (NULL bits after that, in the bitmap's second byte too), nested values, DECIMAL(38),
  * integers at the varint boundaries, the columns left out as Top-N does. Each encoding is
- * compared with one built here from the definition (rowcodec.h) with weir_buf calls, with
- * the two-pass weir__crow_len / weir__crow_write, and decoded back.
+ * compared with one built here from the definition (rowcodec.h) with weir_buf calls (also
+ * appended after bytes that stay), with the two-pass weir__crow_len / weir__crow_write, and
+ * decoded back.
  */
 static weir_schema *bound_schema(void)
 {
@@ -622,6 +623,15 @@ Test(rowcodec, one_pass_encode_bound)
         expect_encoding(&small, &want, row, "a small buffer");
         cr_assert_eq(weir__crow_encode(b, 0, k, &reused), 0);
         expect_encoding(&reused, &want, row, "a reused buffer");
+        /* after 8 bytes that stay (a bounded join side's time), in a buffer of little room */
+        weir_buf after;
+        weir_buf_init(&after);
+        cr_assert_eq(weir_buf_put(&after, "8 bytes.", 8), 0);
+        cr_assert_eq(weir__crow_encode_append(b, 0, k, &after), 0);
+        cr_assert_eq(after.len, 8 + want.len, "row %d: appended %zu bytes, expected %zu", row, after.len - 8, want.len);
+        cr_assert(!memcmp(after.data, "8 bytes.", 8) && !memcmp(after.data + 8, want.data, want.len),
+                  "row %d: the appended bytes differ", row);
+        weir_buf_fini(&after);
         /* the two-pass length and write */
         cr_assert_eq(weir__crow_len(b, 0, k), want.len, "row %d: weir__crow_len", row);
         weir_buf_clear(&two);

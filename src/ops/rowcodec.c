@@ -278,10 +278,10 @@ size_t weir__crow_len_skip(const weir_batch *b, uint32_t row, uint32_t n, const 
 
 /*
  * Writes the compact encoding at p (the columns where skip is true left out) and returns
- * its end. grow NULL: p has room for the whole row (crow_len). grow: p is grow's data,
- * with room for the bitmap and CROW_COL_MAX bytes a column, and a string that would not
- * fit grows it first (its data moves; the row is written from its start): the row in one
- * pass, no length taken before it. NULL when that growth fails.
+ * its end. grow NULL: p has room for the whole row (crow_len). grow: p is the end of
+ * grow's bytes (data + len), with room for the bitmap and CROW_COL_MAX bytes a column,
+ * and a string that would not fit grows it first (its data moves): the row in one pass,
+ * no length taken before it. NULL when that growth fails.
  */
 static inline __attribute__((always_inline)) uint8_t *crow_put(const weir_batch *b, uint32_t row, uint32_t n,
                                                                uint8_t *p, const bool *skip, weir_buf *grow)
@@ -290,7 +290,7 @@ static inline __attribute__((always_inline)) uint8_t *crow_put(const weir_batch 
     /* grow's room past the bitmap and CROW_COL_MAX bytes for each column still to write,
      * at least: a column takes at most its CROW_COL_MAX but a string's bytes, which are
      * taken from it (a test and a subtraction per string). */
-    size_t spare = grow ? grow->cap - nb - (size_t)n * CROW_COL_MAX : 0;
+    size_t start = grow ? grow->len : 0, spare = grow ? grow->cap - start - nb - (size_t)n * CROW_COL_MAX : 0;
     if (nb == 1) /* most rows: not a call for one byte */
         *p = 0;
     else
@@ -321,7 +321,7 @@ static inline __attribute__((always_inline)) uint8_t *crow_put(const weir_batch 
                 if (weir_buf_reserve(grow, r.len + fixed))
                     return NULL;
                 p = grow->data + grow->len;
-                bits = grow->data;
+                bits = grow->data + start;
                 spare = grow->cap - grow->len - fixed;
             }
             spare -= r.len;
@@ -362,23 +362,34 @@ void weir__crow_write_skip(const weir_batch *b, uint32_t row, uint32_t n, size_t
 }
 
 /* One pass over the row (crow_put), not its length and then its bytes: 30 % fewer of
- * the encoder's instructions on Nexmark q20, whose join stores every bid. */
+ * the encoder's instructions on Nexmark q20, whose join stores every bid. Appended to
+ * out's bytes. */
+static inline __attribute__((always_inline)) int crow_append(const weir_batch *b, uint32_t row, uint32_t n,
+                                                            const bool *skip, weir_buf *out)
+{
+    if (weir_buf_reserve(out, (n + 7) / 8 + (size_t)n * CROW_COL_MAX))
+        return WEIR_ENOMEM;
+    size_t before = out->len;
+    uint8_t *end = crow_put(b, row, n, out->data + before, skip, out);
+    out->len = end ? (size_t)(end - out->data) : before;
+    return end ? 0 : WEIR_ENOMEM;
+}
+
 static inline __attribute__((always_inline)) int crow_encode(const weir_batch *b, uint32_t row, uint32_t n,
                                                             const bool *skip, weir_buf *out)
 {
     weir_buf_clear(out);
-    if (weir_buf_reserve(out, (n + 7) / 8 + (size_t)n * CROW_COL_MAX))
-        return WEIR_ENOMEM;
-    uint8_t *end = crow_put(b, row, n, out->data, skip, out);
-    if (!end)
-        return WEIR_ENOMEM;
-    out->len = (size_t)(end - out->data);
-    return 0;
+    return crow_append(b, row, n, skip, out);
 }
 
 int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out)
 {
     return crow_encode(b, row, n, NULL, out);
+}
+
+int weir__crow_encode_append(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out)
+{
+    return crow_append(b, row, n, NULL, out);
 }
 
 int weir__crow_encode_skip(const weir_batch *b, uint32_t row, uint32_t n, const bool *skip, weir_buf *out)
