@@ -478,3 +478,193 @@ Test(rowcodec, random_canonical_rows_recoded)
     weir_batch_destroy(scratch);
     weir_schema_destroy(s);
 }
+
+/*
+ * The encoder writes a row in one pass into room for its widest values, growing its buffer
+ * before a string that would not fit: rows whose strings cross the varint widths of their
+ * lengths (127 / 128, 16383 / 16384 bytes) or need the buffer to grow in the middle of the
+ * row (NULL bits after that, in the bitmap's second byte too), nested values, DECIMAL(38),
+ * integers at the varint boundaries, the columns left out as Top-N does. Each encoding is
+ * compared with one built here from the definition (rowcodec.h) with weir_buf calls (also
+ * appended after bytes that stay), with the two-pass weir__crow_len / weir__crow_write, and
+ * decoded back.
+ */
+static weir_schema *bound_schema(void)
+{
+    weir_schema *s = weir_schema_create();
+    weir_type arr, map, row, ms;
+    weir_type in = weir_type_make(WEIR_TYPE_INT, true);
+    const char *names[] = {"x"};
+    cr_assert_eq(weir_type_array(in, true, &arr), 0);
+    cr_assert_eq(weir_type_map(weir_type_make(WEIR_TYPE_STRING, true), in, true, &map), 0);
+    cr_assert_eq(weir_type_row(&in, names, 1, true, &row), 0);
+    cr_assert_eq(weir_type_multiset(in, true, &ms), 0);
+    weir_schema_add(s, "s", weir_type_make(WEIR_TYPE_STRING, true));
+    weir_schema_add(s, "arr", arr);
+    weir_schema_add(s, "wdec", weir_type_decimal(38, 0, true));
+    weir_schema_add(s, "map", map);
+    weir_schema_add(s, "b", weir_type_make(WEIR_TYPE_BIGINT, true));
+    weir_schema_add(s, "row", row);
+    weir_schema_add(s, "i", weir_type_make(WEIR_TYPE_INT, true));
+    weir_schema_add(s, "by", weir_type_make(WEIR_TYPE_BYTES, true));
+    weir_schema_add(s, "bo", weir_type_make(WEIR_TYPE_BOOLEAN, true));
+    weir_schema_add(s, "s2", weir_type_make(WEIR_TYPE_STRING, true));
+    weir_schema_add(s, "dec", weir_type_decimal(18, 3, true));
+    weir_schema_add(s, "ms", ms);
+    weir_schema_add(s, "d", weir_type_make(WEIR_TYPE_DOUBLE, true));
+    return s;
+}
+
+/* The compact encoding of row r, from its definition: bitmap, then per column a zigzag
+ * varint, a varint length and the bytes, or the value's bytes. */
+static void reference_crow(const weir_batch *b, uint32_t r, uint32_t n, const bool *skip, weir_buf *out)
+{
+    uint8_t bits[8] = {0};
+    size_t nb = (n + 7) / 8;
+    weir_buf_clear(out);
+    cr_assert_eq(weir_buf_put(out, bits, nb), 0);
+    for (uint32_t c = 0; c < n; c++) {
+        if (skip && skip[c])
+            continue;
+        if (weir_batch_is_null(b, c, r)) {
+            bits[c / 8] |= (uint8_t)(1u << (c % 8));
+            continue;
+        }
+        weir_type t = b->cols[c].type;
+        const char *v = (const char *)b->cols[c].data;
+        if (weir_type_is_varlen(t.id)) {
+            weir_strref s = ((const weir_strref *)v)[r];
+            cr_assert_eq(weir_buf_put_varint(out, s.len), 0);
+            cr_assert_eq(weir_buf_put(out, b->heap + s.off, s.len), 0);
+        } else if (t.id == WEIR_TYPE_INT) {
+            int32_t x = ((const int32_t *)v)[r];
+            cr_assert_eq(weir_buf_put_varint(out, ((uint32_t)x << 1) ^ (uint32_t)(x >> 31)), 0);
+        } else if (t.id == WEIR_TYPE_BIGINT || (t.id == WEIR_TYPE_DECIMAL && t.precision <= 18)) {
+            int64_t x = ((const int64_t *)v)[r];
+            cr_assert_eq(weir_buf_put_varint(out, ((uint64_t)x << 1) ^ (uint64_t)(x >> 63)), 0);
+        } else {
+            size_t w = weir_type_size(t);
+            cr_assert_eq(weir_buf_put(out, v + (size_t)r * w, w), 0);
+        }
+    }
+    memcpy(out->data, bits, nb);
+}
+
+/* An encoding equal to the reference's, in a buffer of any room before. */
+static void expect_encoding(const weir_buf *got, const weir_buf *want, int row, const char *how)
+{
+    cr_assert_eq(got->len, want->len, "row %d (%s): %zu bytes, expected %zu", row, how, got->len, want->len);
+    cr_assert_eq(memcmp(got->data, want->data, got->len), 0, "row %d (%s): the bytes differ", row, how);
+}
+
+Test(rowcodec, one_pass_encode_bound)
+{
+    static const uint32_t lens[] = {0, 1, 2, 127, 128, 129, 16383, 16384, 16385, 70000, 300000};
+    static const int64_t ints[] = {0, 63, 64, -64, -65, 8191, 8192, -8192, -8193, INT32_MAX, INT32_MIN,
+                                   INT64_MAX, INT64_MIN, 1700000000000};
+    const size_t n_lens = sizeof lens / sizeof *lens, n_ints = sizeof ints / sizeof *ints;
+    weir_schema *s = bound_schema();
+    uint32_t n = s->n_fields;
+    weir_batch *b = weir_batch_create(s, 1), *d = weir_batch_create(s, 1);
+    char *str = malloc(300000 + 16);
+    for (size_t i = 0; i < 300000 + 16; i++)
+        str[i] = (char)(i * 7 + 1);
+    bool skip[16];
+    weir_buf want, reused, two;
+    weir_buf_init(&want);
+    weir_buf_init(&reused);
+    weir_buf_init(&two);
+    uint32_t grew_mid_row = 0;
+    for (int row = 0; row < 600; row++) {
+        weir_batch_reset(b);
+        cr_assert_eq(weir_batch_append_row(b), 0);
+        for (uint32_t c = 0; c < n; c++) {
+            weir_batch_set_valid(b, c, 0);
+            /* NULL one time in four; the bitmap's second byte (columns 8 - 12) too */
+            if (next_rand() % 4 == 0) {
+                weir_batch_set_null(b, c, 0);
+                continue;
+            }
+            weir_type t = s->fields[c].type;
+            int64_t x = ints[next_rand() % n_ints];
+            if (weir_type_is_varlen(t.id)) {
+                /* a long one mostly in the first column, so that the buffer grows mid-row */
+                uint32_t len = lens[next_rand() % (c == 0 ? n_lens : 7)];
+                cr_assert_eq(weir_batch_set_str(b, c, 0, str + next_rand() % 16, len), 0);
+            } else if (t.id == WEIR_TYPE_INT) {
+                WEIR_COL_I32(b, c)[0] = (int32_t)x;
+            } else if (weir_type_size(t) == 16) {
+                int64_t hi = x < 0 ? -1 : (int64_t)next_rand(); /* DECIMAL(38): any 128-bit value */
+                memcpy((char *)b->cols[c].data, &x, 8);
+                memcpy((char *)b->cols[c].data + 8, &hi, 8);
+            } else if (t.id == WEIR_TYPE_BOOLEAN) {
+                ((uint8_t *)b->cols[c].data)[0] = (uint8_t)(x & 1);
+            } else {
+                memcpy(b->cols[c].data, &x, 8);
+            }
+        }
+        /* a prefix of the columns one time in four */
+        uint32_t k = row % 4 == 3 ? 1 + (uint32_t)(next_rand() % n) : n;
+        reference_crow(b, 0, k, NULL, &want);
+        /* a new buffer (no room), one with little room and bytes in it, one reused */
+        weir_buf fresh, small;
+        weir_buf_init(&fresh);
+        weir_buf_init(&small);
+        cr_assert_eq(weir_buf_put(&small, "junk", 4), 0);
+        /* the room the encoder takes first: a row longer than that grew the buffer mid-row */
+        weir_buf first;
+        weir_buf_init(&first);
+        cr_assert_eq(weir_buf_reserve(&first, (k + 7) / 8 + 16 * (size_t)k), 0);
+        grew_mid_row += want.len > first.cap;
+        weir_buf_fini(&first);
+        cr_assert_eq(weir__crow_encode(b, 0, k, &fresh), 0);
+        expect_encoding(&fresh, &want, row, "a new buffer");
+        cr_assert_eq(weir__crow_encode(b, 0, k, &small), 0);
+        expect_encoding(&small, &want, row, "a small buffer");
+        cr_assert_eq(weir__crow_encode(b, 0, k, &reused), 0);
+        expect_encoding(&reused, &want, row, "a reused buffer");
+        /* after 8 bytes that stay (a bounded join side's time), in a buffer of little room */
+        weir_buf after;
+        weir_buf_init(&after);
+        cr_assert_eq(weir_buf_put(&after, "8 bytes.", 8), 0);
+        cr_assert_eq(weir__crow_encode_append(b, 0, k, &after), 0);
+        cr_assert_eq(after.len, 8 + want.len, "row %d: appended %zu bytes, expected %zu", row, after.len - 8, want.len);
+        cr_assert(!memcmp(after.data, "8 bytes.", 8) && !memcmp(after.data + 8, want.data, want.len),
+                  "row %d: the appended bytes differ", row);
+        weir_buf_fini(&after);
+        /* the two-pass length and write */
+        cr_assert_eq(weir__crow_len(b, 0, k), want.len, "row %d: weir__crow_len", row);
+        weir_buf_clear(&two);
+        cr_assert_eq(weir_buf_reserve(&two, want.len + 1), 0);
+        two.data[want.len] = 0xa5;
+        weir__crow_write(b, 0, k, want.len, two.data);
+        two.len = want.len;
+        expect_encoding(&two, &want, row, "weir__crow_write");
+        cr_assert_eq(two.data[want.len], 0xa5, "row %d: weir__crow_write wrote past its length", row);
+        /* decoded back */
+        weir_batch_reset(d);
+        cr_assert_eq(weir_batch_append_row(d), 0);
+        cr_assert_eq(weir__crow_decode(fresh.data, fresh.len, d, 0, 0, k), 0, "row %d", row);
+        for (uint32_t c = 0; c < k; c++)
+            cr_assert(same_value(b, c, 0, d, c, 0), "row %d column %u", row, c);
+        /* columns left out (Top-N's rows) */
+        for (uint32_t c = 0; c < n; c++)
+            skip[c] = next_rand() % 3 == 0;
+        reference_crow(b, 0, n, skip, &want);
+        weir_buf_fini(&fresh);
+        weir_buf_init(&fresh);
+        cr_assert_eq(weir__crow_encode_skip(b, 0, n, skip, &fresh), 0);
+        expect_encoding(&fresh, &want, row, "columns left out");
+        cr_assert_eq(weir__crow_len_skip(b, 0, n, skip), want.len, "row %d: weir__crow_len_skip", row);
+        weir_buf_fini(&fresh);
+        weir_buf_fini(&small);
+    }
+    cr_assert_gt(grew_mid_row, 0, "no row grew its buffer in the middle");
+    free(str);
+    weir_buf_fini(&want);
+    weir_buf_fini(&reused);
+    weir_buf_fini(&two);
+    weir_batch_destroy(b);
+    weir_batch_destroy(d);
+    weir_schema_destroy(s);
+}

@@ -390,6 +390,19 @@ static int log_put(weir_state *log, bool timed, int64_t t, const void *row, size
     return weir_list_add(log, NULL, 0, buf->data, buf->len);
 }
 
+/* Row r of in into side s's row log, as log_put stores it: encoded straight after its time
+ * on a bounded side (not encoded, then copied). */
+static int log_encode(join_op *j, int s, int64_t t, const weir_batch *in, uint32_t r)
+{
+    const weir_join_config *c = &j->conf->cfg;
+    weir_buf *b = c->bounded[s] ? &j->val : &j->row;
+    weir_buf_clear(b);
+    int rc = c->bounded[s] ? weir_buf_put(b, &t, 8) : 0;
+    if (rc || (rc = weir__crow_encode_append(in, r, c->n_out[s], b)))
+        return rc;
+    return weir_list_add(j->core.st[s], NULL, 0, b->data, b->len);
+}
+
 /* One key's map entries of a side with a row log: each row appended to
  * the log as many times as it was present, then the map removed. */
 typedef struct unmap_ctx {
@@ -1150,8 +1163,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         if (kind != WEIR_ROW_INSERT)
             return weir_op_fail(ctx, WEIR_EINVAL, "join: a %s row reached the insert-only %s input",
                                 weir_row_kind_name(kind), s == 0 ? "left" : "right");
-        if (store && ((rc = weir__crow_encode(in, r, c->n_out[s], &j->row)) ||
-                      (rc = log_put(j->core.st[s], c->bounded[s], t, j->row.data, j->row.len, &j->val))))
+        if (store && (rc = log_encode(j, s, t, in, r)))
             return rc;
         own.count = 1; /* an element of its own: listed in its expiry bucket */
     } else if (store) {

@@ -68,6 +68,8 @@ int weir__crow_decode_skip(const uint8_t *p, size_t len, weir_batch *dst, uint32
                            const bool *skip);
 /* Clears out and writes that encoding of columns [0, n) of (b, row) into it. */
 int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out);
+/* The same after out's bytes, which it keeps (a join's bounded side: the row's time first). */
+int weir__crow_encode_append(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out);
 /* Writes a compact row into columns [off, off + n) of (dst, row), a row
  * whose columns are marked valid (a NULL column is set NULL), its strings
  * in one piece of dst's heap; WEIR_ECORRUPT when it does not decode. */
