@@ -40,7 +40,7 @@ for a in "$@"; do
     --dir|--ddl|--events|--tps|--parallelism|--repeat|--checkpoint-interval|--timeout|--json|--label|-D)
       args+=("$a"); want_value=1 ;;
     all) for i in $(seq 0 22); do args+=("q$i"); done; args+=(q5_hop); queries=1 ;;
-    q*) args+=("$a"); queries=1 ;;
+    q*|topn_*) args+=("$a"); queries=1 ;;
     *) args+=("$a") ;;
   esac
 done

@@ -1326,6 +1326,33 @@ static int retract_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint3
     return cache_store(o, ce, k, n - 1);
 }
 
+/*
+ * A new row's position in a list of n rows in rank order: after the rows that
+ * rank before it, and after equal ones unless a newer equal row wins
+ * (keep-last deduplication). Those rows are a prefix of the list. Its last row
+ * is compared first (a full Top-N's new row mostly ranks past it: q19), then
+ * its first (a new row mostly ranks first where rows come in the order's
+ * direction: ORDER BY a time DESC), then the rows between are halved.
+ */
+static uint32_t place(const kept *L, uint32_t n, const uint8_t *sk, size_t sklen, bool newer_first)
+{
+    /* L[i] ranks before the new row: less, or equal and the older wins */
+    int before = newer_first ? 0 : 1;
+    if (!n || sk_cmp(L[n - 1].sk, L[n - 1].sklen, sk, sklen) < before)
+        return n;
+    if (n == 1 || sk_cmp(L[0].sk, L[0].sklen, sk, sklen) >= before)
+        return 0;
+    uint32_t lo = 1, hi = n - 1; /* L[lo - 1] ranks before it, L[hi] does not */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (sk_cmp(L[mid].sk, L[mid].sklen, sk, sklen) < before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 {
     const weir_rank_config *c = o->conf;
@@ -1357,17 +1384,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
     /* the partition's list, changed in place (emitting marks its rows as emitted) */
     kept *L = ce->list;
     n = ce->n_list;
-    /* the new row's position: after the rows that rank before it, and after equal ones unless
-     * a newer equal row wins (keep-last deduplication). Those rows are a prefix of the list (it is
-     * in rank order), found from its end: a Top-N's new row mostly ranks past its last row (one
-     * comparison, then it is not kept) or near it. */
-    uint32_t p = n;
-    while (p > 0) {
-        int cmp = sk_cmp(L[p - 1].sk, L[p - 1].sklen, sk, sklen);
-        if (cmp < 0 || (cmp == 0 && !c->ties_newer_first))
-            break;
-        p--;
-    }
+    uint32_t p = place(L, n, sk, sklen, c->ties_newer_first);
     uint64_t end = c->rank_end, start = c->rank_start;
     bool by_rank = c->rank_fn != WEIR_RANK_ROW_NUMBER; /* window Top-N only */
     if (p >= end && !by_rank)
