@@ -47,10 +47,10 @@
 #include "util/bytes.h"
 #include "util/io.h"
 
-#define TTL_SLOTS 4096 /* states whose TTL the compaction filter knows */
-/* rb->ttl[UNSTAMPED + id]: the stamp a value of state id written without
- * one counts as (unstamped_of) */
-#define UNSTAMPED (2 * TTL_SLOTS)
+/* What the compaction filter knows of states, TTL_CHUNK ids a chunk;
+ * state ids are u16, TTL_CHUNKS chunks cover them all. */
+#define TTL_CHUNK 4096
+#define TTL_CHUNKS (0x10000 / TTL_CHUNK)
 #define ARENA_CHUNK (64 * 1024)
 #define ELEM_HDR 12 /* list element: u32 len, i64 stamp */
 #define DEFAULT_CACHE (64u << 20)
@@ -66,6 +66,17 @@ typedef struct rdb_state {
     weir_state base;
 } rdb_state;
 
+/* TTL_CHUNK states from id (id / TTL_CHUNK) * TTL_CHUNK; all but stored
+ * read by compaction threads. */
+typedef struct ttl_chunk {
+    _Atomic int64_t ttl[TTL_CHUNK];  /* 0: none, or not bound */
+    _Atomic int64_t kind[TTL_CHUNK]; /* weir_state_kind */
+    /* the stamp a value written without one counts as (unstamped_of) */
+    _Atomic int64_t unstamped[TTL_CHUNK];
+    /* unstamped is the time the restored checkpoint names (META_UNSTAMPED) */
+    bool stored[TTL_CHUNK];
+} ttl_chunk;
+
 typedef struct rdb_backend {
     weir__backend base;
     rocksdb_t *db;
@@ -77,10 +88,9 @@ typedef struct rdb_backend {
     rocksdb_compactionfilter_t
         *cfilter; /* not owned by the options: freed after close */
     char *dir;
-    /* By state id (TTL_SLOTS each), read by compaction threads: its TTL,
-     * its kind, and from UNSTAMPED the stamp its values without one count
-     * as (unstamped_of). */
-    _Atomic int64_t *ttl;
+    /* By state id / TTL_CHUNK, allocated when a state of the chunk binds
+     * or a native restore brings one; read by compaction threads. */
+    _Atomic(ttl_chunk *) ttl[TTL_CHUNKS];
     weir_buf kbuf; /* the key of the current access */
     weir_buf vbuf; /* the value being written */
     rchunk *arena; /* read results, reset by writes */
@@ -370,13 +380,22 @@ static inline int64_t stamp_of(const weir_state *st, int64_t now)
  * earlier restore's, META_UNSTAMPED) or else the restore's own. Without a
  * native restore no stamped state holds such a value.
  */
+static inline ttl_chunk *chunk_of(const rdb_backend *rb, uint32_t sid)
+{
+    return sid / TTL_CHUNK < TTL_CHUNKS
+               ? atomic_load_explicit(&rb->ttl[sid / TTL_CHUNK],
+                                      memory_order_acquire)
+               : NULL;
+}
 static inline int64_t unstamped_of(const rdb_backend *rb, uint32_t sid,
                                    int64_t stamp)
 {
-    if (stamp != WEIR__NO_STAMP || sid >= TTL_SLOTS)
+    if (stamp != WEIR__NO_STAMP)
         return stamp;
-    return atomic_load_explicit(&rb->ttl[UNSTAMPED + sid],
-                                memory_order_relaxed);
+    ttl_chunk *c = chunk_of(rb, sid);
+    return c ? atomic_load_explicit(&c->unstamped[sid % TTL_CHUNK],
+                                    memory_order_relaxed)
+             : stamp;
 }
 /* The stamp of st's value as its TTL counts it (none without TTL). */
 static inline int64_t stamp_in(const weir_state *st, int64_t stamp)
@@ -389,6 +408,39 @@ static inline bool expired(const weir_state *st, int64_t stamp, int64_t now)
 {
     return has_ttl(st) &&
            weir__ttl_expired(stamp_in(st, stamp), now, st->ttl_ms);
+}
+/*
+ * The stamp a snapshot or a native checkpoint gives st's values without
+ * one: what its TTL counts them from (stamp_in), or, for a state a native
+ * restore brought and no operator bound, the time its checkpoint named, so
+ * that the next restore counts from the same one.
+ */
+static int64_t unstamped_out(const weir_state *st)
+{
+    const rdb_backend *rb = (const rdb_backend *)st->be;
+    if (has_ttl(st))
+        return unstamped_of(rb, st->id, WEIR__NO_STAMP);
+    ttl_chunk *c = chunk_of(rb, st->id);
+    if (st->bound || !c || !c->stored[st->id % TTL_CHUNK])
+        return WEIR__NO_STAMP;
+    return atomic_load_explicit(&c->unstamped[st->id % TTL_CHUNK],
+                                memory_order_relaxed);
+}
+/* The chunk of state sid, allocated if none. */
+static int chunk_get(rdb_backend *rb, uint32_t sid, ttl_chunk **out)
+{
+    ttl_chunk *c = chunk_of(rb, sid);
+    if (!c) {
+        if (sid / TTL_CHUNK >= TTL_CHUNKS ||
+            !(c = weir_calloc(1, sizeof *c)))
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < TTL_CHUNK; i++)
+            atomic_init(&c->unstamped[i], WEIR__NO_STAMP);
+        atomic_store_explicit(&rb->ttl[sid / TTL_CHUNK], c,
+                              memory_order_release);
+    }
+    *out = c;
+    return 0;
 }
 
 /*
@@ -454,11 +506,13 @@ static int64_t key_ttl(rdb_backend *rb, const char *key, size_t klen,
     if (klen < 4 || ((uint8_t)key[0] == 0xFF && (uint8_t)key[1] == 0xFF))
         return 0;
     uint32_t sid = (uint32_t)(uint8_t)key[2] << 8 | (uint8_t)key[3];
-    if (sid >= TTL_SLOTS)
+    ttl_chunk *c = chunk_of(rb, sid);
+    if (!c)
         return 0;
     *sid_out = sid;
-    int64_t ttl = atomic_load_explicit(&rb->ttl[sid], memory_order_acquire);
-    *kind = (uint8_t)atomic_load_explicit(&rb->ttl[TTL_SLOTS + sid],
+    int64_t ttl = atomic_load_explicit(&c->ttl[sid % TTL_CHUNK],
+                                       memory_order_acquire);
+    *kind = (uint8_t)atomic_load_explicit(&c->kind[sid % TTL_CHUNK],
                                           memory_order_relaxed);
     return ttl;
 }
@@ -1025,8 +1079,14 @@ static int group_set(group *g, const void *key, size_t klen, const void *ns,
 
 typedef struct snap_ctx {
     weir__snap_writer *w;
+    int64_t unstamped; /* what a value without a stamp is written with */
     group g;
 } snap_ctx;
+
+static inline int64_t snap_stamp(const snap_ctx *c, int64_t stamp)
+{
+    return stamp == WEIR__NO_STAMP ? c->unstamped : stamp;
+}
 
 static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
                       const void *ns, size_t nslen, const void *rest,
@@ -1042,7 +1102,7 @@ static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
             if (vlen - off < ELEM_HDR ||
                 vlen - off - ELEM_HDR < rd_u32(v + off))
                 return WEIR_ECORRUPT;
-            if ((rc = weir__snap_item(c->w, stamp_in(st, rd_i64(v + off + 4)),
+            if ((rc = weir__snap_item(c->w, snap_stamp(c, rd_i64(v + off + 4)),
                                       NULL, 0, v + off + ELEM_HDR,
                                       rd_u32(v + off))))
                 return rc;
@@ -1059,19 +1119,19 @@ static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
                 (rc = weir__snap_group_begin(c->w, key, klen, ns, nslen)))
                 return rc;
         }
-        return weir__snap_item(c->w, stamp_in(st, rd_i64(v)), rest, restlen,
+        return weir__snap_item(c->w, snap_stamp(c, rd_i64(v)), rest, restlen,
                                v + 8, vlen - 8);
     default:
         if (vlen < 8)
             return WEIR_ECORRUPT;
         return weir__snap_value(c->w, key, klen, ns, nslen,
-                                stamp_in(st, rd_i64(v)), v + 8, vlen - 8);
+                                snap_stamp(c, rd_i64(v)), v + 8, vlen - 8);
     }
 }
 
 static int rdb_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
 {
-    snap_ctx c = {.w = w};
+    snap_ctx c = {.w = w, .unstamped = unstamped_out(st)};
     weir_buf_init(&c.g.key);
     weir_buf_init(&c.g.ns);
     int rc = scan_state(RB(st->be), st, kg, snap_entry, &c);
@@ -1087,6 +1147,8 @@ static int rdb_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
 typedef struct rdb_view {
     rocksdb_t *db;
     const rocksdb_snapshot_t *snap;
+    uint32_t n_states;
+    int64_t *unstamped; /* by state id, unstamped_out at the begin */
 } rdb_view;
 
 static int rdb_snap_begin(weir__backend *be, void **out)
@@ -1097,6 +1159,15 @@ static int rdb_snap_begin(weir__backend *be, void **out)
     rdb_view *v = weir_malloc(sizeof *v);
     if (!v)
         return WEIR_ENOMEM;
+    v->n_states = be->n_states;
+    v->unstamped = weir_malloc((be->n_states ? be->n_states : 1) *
+                               sizeof *v->unstamped);
+    if (!v->unstamped) {
+        weir_free(v);
+        return WEIR_ENOMEM;
+    }
+    for (uint32_t i = 0; i < be->n_states; i++)
+        v->unstamped[be->states[i]->id] = unstamped_out(be->states[i]);
     v->db = RB(be)->db;
     v->snap = rocksdb_create_snapshot(v->db);
     *out = v;
@@ -1107,6 +1178,7 @@ static void rdb_snap_release(void *p)
 {
     rdb_view *v = p;
     rocksdb_release_snapshot(v->db, v->snap);
+    weir_free(v->unstamped);
     weir_free(v);
 }
 
@@ -1116,7 +1188,9 @@ static int rdb_snap_state(void *p, uint32_t id, weir_state_kind kind,
     rdb_view *v = p;
     /* snap_entry looks at the kind only. */
     weir_state st = {.id = id, .desc = {.kind = kind}};
-    snap_ctx c = {.w = w};
+    snap_ctx c = {.w = w,
+                  .unstamped = id < v->n_states ? v->unstamped[id]
+                                                : WEIR__NO_STAMP};
     weir_buf lo, hi;
     weir_buf_init(&lo);
     weir_buf_init(&hi);
@@ -1612,11 +1686,12 @@ static int rdb_state_create(weir__backend *be, weir_state **out)
 
 static int rdb_state_bound(weir__backend *be, weir_state *st)
 {
-    rdb_backend *rb = RB(be);
-    if (st->id < TTL_SLOTS) {
-        atomic_store(&rb->ttl[TTL_SLOTS + st->id], (int64_t)st->desc.kind);
-        atomic_store(&rb->ttl[st->id], st->ttl_ms);
-    }
+    ttl_chunk *c;
+    int rc = chunk_get(RB(be), st->id, &c);
+    if (rc)
+        return rc;
+    atomic_store(&c->kind[st->id % TTL_CHUNK], (int64_t)st->desc.kind);
+    atomic_store(&c->ttl[st->id % TTL_CHUNK], st->ttl_ms);
     return 0;
 }
 
@@ -1697,7 +1772,8 @@ static void rdb_free(rdb_backend *rb, bool destroy_db)
         weir_free(rb->arena);
         rb->arena = n;
     }
-    weir_free((void *)rb->ttl);
+    for (uint32_t i = 0; i < TTL_CHUNKS; i++)
+        weir_free(atomic_load(&rb->ttl[i]));
     weir_free(rb->dir);
     weir_buf_fini(&rb->kbuf);
     weir_buf_fini(&rb->vbuf);
@@ -1822,16 +1898,13 @@ static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out
     weir_buf_init(&rb->lrec);
     rb->lrec_list_at = SIZE_MAX;
     rb->dir = weir_strdup(cfg->dir);
-    rb->ttl = weir_calloc(3 * TTL_SLOTS, sizeof *rb->ttl);
-    for (uint32_t i = 0; rb->ttl && i < TTL_SLOTS; i++)
-        rb->ttl[UNSTAMPED + i] = WEIR__NO_STAMP;
     /* Next to the database, not in it: RocksDB owns its folder. */
     size_t plen = strlen(cfg->dir) + sizeof ".restore.sst";
     rb->sst_path = weir_malloc(plen);
     if (rb->sst_path)
         snprintf(rb->sst_path, plen, "%s.restore.sst", cfg->dir);
     rb->envopts = rocksdb_envoptions_create();
-    if (!rb->dir || !rb->ttl || !rb->sst_path) {
+    if (!rb->dir || !rb->sst_path) {
         rdb_free(rb, false);
         return WEIR_ENOMEM;
     }
@@ -1980,8 +2053,7 @@ static int write_meta(rdb_backend *rb)
                                    v.len);
         /* A key of an earlier checkpoint goes when the state no longer
          * counts such values (no TTL now). */
-        int64_t u = has_ttl(st) ? unstamped_of(rb, st->id, WEIR__NO_STAMP)
-                                : WEIR__NO_STAMP;
+        int64_t u = unstamped_out(st);
         meta_unstamped_key(k, st->id);
         if (u == WEIR__NO_STAMP) {
             rocksdb_writebatch_delete(wb, (const char *)k, 5);
@@ -2172,7 +2244,11 @@ static int load_meta(rdb_backend *rb)
 static int load_unstamped(rdb_backend *rb)
 {
     int64_t now = weir__now(&rb->base);
-    for (uint32_t i = 0; i < rb->base.n_states && i < TTL_SLOTS; i++) {
+    for (uint32_t i = 0; i < rb->base.n_states; i++) {
+        ttl_chunk *c;
+        int rc = chunk_get(rb, i, &c);
+        if (rc)
+            return rc;
         uint8_t k[5];
         meta_unstamped_key(k, i);
         size_t vlen;
@@ -2181,10 +2257,12 @@ static int load_unstamped(rdb_backend *rb)
         if (err)
             return rdb_err(rb, err);
         int64_t u = now;
-        if (v && vlen == 8)
+        c->stored[i % TTL_CHUNK] = v && vlen == 8;
+        if (c->stored[i % TTL_CHUNK])
             memcpy(&u, v, 8);
         rocksdb_free(v);
-        rb->ttl[UNSTAMPED + i] = u;
+        atomic_store_explicit(&c->unstamped[i % TTL_CHUNK], u,
+                              memory_order_relaxed);
     }
     return 0;
 }
