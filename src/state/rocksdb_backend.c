@@ -73,9 +73,14 @@ typedef struct ttl_chunk {
     _Atomic int64_t kind[TTL_CHUNK]; /* weir_state_kind */
     /* the stamp a value written without one counts as (unstamped_of) */
     _Atomic int64_t unstamped[TTL_CHUNK];
-    /* unstamped is the time the restored checkpoint names (META_UNSTAMPED) */
-    bool stored[TTL_CHUNK];
+    /* stamps before it count as it (a run without TTL left them stale) */
+    _Atomic int64_t floor[TTL_CHUNK];
+    /* what the restored checkpoint named (META_UNSTAMPED): */
+    uint8_t stored[TTL_CHUNK]; /* STORED_* */
+    int64_t stored_at[TTL_CHUNK];
 } ttl_chunk;
+
+enum { STORED_NONE, STORED_AT, STORED_FLOOR };
 
 typedef struct rdb_backend {
     weir__backend base;
@@ -91,6 +96,7 @@ typedef struct rdb_backend {
     /* By state id / TTL_CHUNK, allocated when a state of the chunk binds
      * or a native restore brings one; read by compaction threads. */
     _Atomic(ttl_chunk *) ttl[TTL_CHUNKS];
+    _Atomic bool floors; /* some state has a floor */
     weir_buf kbuf; /* the key of the current access */
     weir_buf vbuf; /* the value being written */
     rchunk *arena; /* read results, reset by writes */
@@ -377,8 +383,10 @@ static inline int64_t stamp_of(const weir_state *st, int64_t now)
  * carries none (WEIR__NO_STAMP); brought by a native restore into a state
  * with TTL it counts from that restore, as a canonical restore stamps it
  * (docs/state.md): from the time the checkpoint names for the state (an
- * earlier restore's, META_UNSTAMPED) or else the restore's own. Without a
- * native restore no stamped state holds such a value.
+ * earlier restore's, META_UNSTAMPED) or else the restore's own. So does a
+ * value whose stamp a run without TTL left (the state's floor): values
+ * written since carry later stamps. Without a native restore no stamped
+ * state holds such a value.
  */
 static inline ttl_chunk *chunk_of(const rdb_backend *rb, uint32_t sid)
 {
@@ -390,12 +398,18 @@ static inline ttl_chunk *chunk_of(const rdb_backend *rb, uint32_t sid)
 static inline int64_t unstamped_of(const rdb_backend *rb, uint32_t sid,
                                    int64_t stamp)
 {
-    if (stamp != WEIR__NO_STAMP)
+    if (stamp != WEIR__NO_STAMP &&
+        !atomic_load_explicit(&rb->floors, memory_order_relaxed))
         return stamp;
     ttl_chunk *c = chunk_of(rb, sid);
-    return c ? atomic_load_explicit(&c->unstamped[sid % TTL_CHUNK],
-                                    memory_order_relaxed)
-             : stamp;
+    if (!c)
+        return stamp;
+    if (stamp == WEIR__NO_STAMP)
+        return atomic_load_explicit(&c->unstamped[sid % TTL_CHUNK],
+                                    memory_order_relaxed);
+    int64_t f =
+        atomic_load_explicit(&c->floor[sid % TTL_CHUNK], memory_order_relaxed);
+    return stamp < f ? f : stamp;
 }
 /* The stamp of st's value as its TTL counts it (none without TTL). */
 static inline int64_t stamp_in(const weir_state *st, int64_t stamp)
@@ -410,21 +424,34 @@ static inline bool expired(const weir_state *st, int64_t stamp, int64_t now)
            weir__ttl_expired(stamp_in(st, stamp), now, st->ttl_ms);
 }
 /*
- * The stamp a snapshot or a native checkpoint gives st's values without
- * one: what its TTL counts them from (stamp_in), or, for a state a native
- * restore brought and no operator bound, the time its checkpoint named, so
- * that the next restore counts from the same one.
+ * The stamps a snapshot or a native checkpoint gives st's values: those
+ * without one get at; with floor, so do those before at (all of them when
+ * at is none). With TTL, what it counts from (stamp_in); without, every
+ * stamp is stale, as a canonical snapshot writes none; for a state a native
+ * restore brought and no operator bound, what its checkpoint named, so that
+ * the next restore counts from the same time.
  */
-static int64_t unstamped_out(const weir_state *st)
+typedef struct unstamp {
+    int64_t at;
+    bool floor;
+} unstamp;
+
+static unstamp unstamped_out(const weir_state *st)
 {
     const rdb_backend *rb = (const rdb_backend *)st->be;
-    if (has_ttl(st))
-        return unstamped_of(rb, st->id, WEIR__NO_STAMP);
     ttl_chunk *c = chunk_of(rb, st->id);
-    if (st->bound || !c || !c->stored[st->id % TTL_CHUNK])
-        return WEIR__NO_STAMP;
-    return atomic_load_explicit(&c->unstamped[st->id % TTL_CHUNK],
-                                memory_order_relaxed);
+    uint32_t i = st->id % TTL_CHUNK;
+    if (has_ttl(st)) {
+        int64_t f = c ? atomic_load_explicit(&c->floor[i], memory_order_relaxed)
+                      : WEIR__NO_STAMP;
+        return (unstamp){unstamped_of(rb, st->id, WEIR__NO_STAMP),
+                         f != WEIR__NO_STAMP};
+    }
+    if (st->bound)
+        return (unstamp){WEIR__NO_STAMP, true};
+    if (!c || c->stored[i] == STORED_NONE)
+        return (unstamp){WEIR__NO_STAMP, false};
+    return (unstamp){c->stored_at[i], c->stored[i] == STORED_FLOOR};
 }
 /* The chunk of state sid, allocated if none. */
 static int chunk_get(rdb_backend *rb, uint32_t sid, ttl_chunk **out)
@@ -434,8 +461,10 @@ static int chunk_get(rdb_backend *rb, uint32_t sid, ttl_chunk **out)
         if (sid / TTL_CHUNK >= TTL_CHUNKS ||
             !(c = weir_calloc(1, sizeof *c)))
             return WEIR_ENOMEM;
-        for (uint32_t i = 0; i < TTL_CHUNK; i++)
+        for (uint32_t i = 0; i < TTL_CHUNK; i++) {
             atomic_init(&c->unstamped[i], WEIR__NO_STAMP);
+            atomic_init(&c->floor[i], WEIR__NO_STAMP);
+        }
         atomic_store_explicit(&rb->ttl[sid / TTL_CHUNK], c,
                               memory_order_release);
     }
@@ -1079,13 +1108,16 @@ static int group_set(group *g, const void *key, size_t klen, const void *ns,
 
 typedef struct snap_ctx {
     weir__snap_writer *w;
-    int64_t unstamped; /* what a value without a stamp is written with */
+    unstamp u; /* unstamped_out of the state */
     group g;
 } snap_ctx;
 
 static inline int64_t snap_stamp(const snap_ctx *c, int64_t stamp)
 {
-    return stamp == WEIR__NO_STAMP ? c->unstamped : stamp;
+    if (stamp == WEIR__NO_STAMP ||
+        (c->u.floor && (c->u.at == WEIR__NO_STAMP || stamp < c->u.at)))
+        return c->u.at;
+    return stamp;
 }
 
 static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
@@ -1131,7 +1163,7 @@ static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
 
 static int rdb_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
 {
-    snap_ctx c = {.w = w, .unstamped = unstamped_out(st)};
+    snap_ctx c = {.w = w, .u = unstamped_out(st)};
     weir_buf_init(&c.g.key);
     weir_buf_init(&c.g.ns);
     int rc = scan_state(RB(st->be), st, kg, snap_entry, &c);
@@ -1148,7 +1180,7 @@ typedef struct rdb_view {
     rocksdb_t *db;
     const rocksdb_snapshot_t *snap;
     uint32_t n_states;
-    int64_t *unstamped; /* by state id, unstamped_out at the begin */
+    unstamp *unstamped; /* by state id, unstamped_out at the begin */
 } rdb_view;
 
 static int rdb_snap_begin(weir__backend *be, void **out)
@@ -1189,8 +1221,8 @@ static int rdb_snap_state(void *p, uint32_t id, weir_state_kind kind,
     /* snap_entry looks at the kind only. */
     weir_state st = {.id = id, .desc = {.kind = kind}};
     snap_ctx c = {.w = w,
-                  .unstamped = id < v->n_states ? v->unstamped[id]
-                                                : WEIR__NO_STAMP};
+                  .u = id < v->n_states ? v->unstamped[id]
+                                        : (unstamp){WEIR__NO_STAMP, false}};
     weir_buf lo, hi;
     weir_buf_init(&lo);
     weir_buf_init(&hi);
@@ -2019,9 +2051,11 @@ int weir__rocksdb_backend_create(const weir__backend_config *cfg,
 
 static const uint8_t META_MAXP[3] = {0xFF, 0xFF, 'P'};
 /* {FF FF 'U' id (u16 BE)}: i64, the stamp values without one of state id
- * (a state with TTL that a native restore gave them) count as; only for
- * such states, so that a restore of the checkpoint keeps counting from the
- * restore that brought them, not from itself. */
+ * (a state with TTL that a native restore gave them) count as, so that a
+ * restore of the checkpoint keeps counting from the restore that brought
+ * them, not from itself; then u8 1 if stamps before it count as it too
+ * (unstamped_out: floor; an i64 of WEIR__NO_STAMP then says every stamp is
+ * stale, the state had no TTL). No key: stamps count as they are. */
 #define META_UNSTAMPED 'U'
 
 static void meta_unstamped_key(uint8_t k[5], uint32_t sid)
@@ -2053,14 +2087,15 @@ static int write_meta(rdb_backend *rb)
                                    v.len);
         /* A key of an earlier checkpoint goes when the state no longer
          * counts such values (no TTL now). */
-        int64_t u = unstamped_out(st);
+        unstamp u = unstamped_out(st);
         meta_unstamped_key(k, st->id);
-        if (u == WEIR__NO_STAMP) {
+        if (u.at == WEIR__NO_STAMP && !u.floor) {
             rocksdb_writebatch_delete(wb, (const char *)k, 5);
         } else {
-            uint8_t b[8];
-            memcpy(b, &u, 8);
-            rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)b, 8);
+            uint8_t b[9] = {[8] = 1};
+            memcpy(b, &u.at, 8);
+            rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)b,
+                                   u.floor ? 9 : 8);
         }
     }
     if (!rc)
@@ -2240,7 +2275,8 @@ static int load_meta(rdb_backend *rb)
 }
 
 /* After a native restore: what values without a stamp count as, per state
- * (unstamped_of): the checkpoint's META_UNSTAMPED, else now. */
+ * (unstamped_of): the checkpoint's META_UNSTAMPED, else now; and the floor
+ * it names. */
 static int load_unstamped(rdb_backend *rb)
 {
     int64_t now = weir__now(&rb->base);
@@ -2256,13 +2292,24 @@ static int load_unstamped(rdb_backend *rb)
         char *v = rocksdb_get(rb->db, rb->ro, (const char *)k, 5, &vlen, &err);
         if (err)
             return rdb_err(rb, err);
-        int64_t u = now;
-        c->stored[i % TTL_CHUNK] = v && vlen == 8;
-        if (c->stored[i % TTL_CHUNK])
-            memcpy(&u, v, 8);
+        int64_t at = WEIR__NO_STAMP;
+        uint8_t stored = STORED_NONE;
+        if (v && (vlen == 8 || (vlen == 9 && v[8] == 1))) {
+            memcpy(&at, v, 8);
+            stored = vlen == 9 ? STORED_FLOOR : STORED_AT;
+        }
         rocksdb_free(v);
-        atomic_store_explicit(&c->unstamped[i % TTL_CHUNK], u,
-                              memory_order_relaxed);
+        if (at == WEIR__NO_STAMP && stored == STORED_AT)
+            stored = STORED_NONE;
+        uint32_t j = i % TTL_CHUNK;
+        c->stored[j] = stored;
+        c->stored_at[j] = at;
+        int64_t u = at == WEIR__NO_STAMP ? now : at;
+        atomic_store_explicit(&c->unstamped[j], u, memory_order_relaxed);
+        if (stored == STORED_FLOOR) {
+            atomic_store_explicit(&c->floor[j], u, memory_order_relaxed);
+            atomic_store_explicit(&rb->floors, true, memory_order_relaxed);
+        }
     }
     return 0;
 }
