@@ -2085,8 +2085,8 @@ static int write_meta(rdb_backend *rb)
             !(rc = weir_buf_put(&v, st->desc.name, strlen(st->desc.name))))
             rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)v.data,
                                    v.len);
-        /* A key of an earlier checkpoint goes when the state no longer
-         * counts such values (no TTL now). */
+        /* A key of an earlier checkpoint goes when stamps count as they
+         * are. */
         unstamp u = unstamped_out(st);
         meta_unstamped_key(k, st->id);
         if (u.at == WEIR__NO_STAMP && !u.floor) {
