@@ -363,6 +363,220 @@ Test(rocksdb, native_checkpoint_without_ttl_restored_with_ttl)
     weir_manual_clock_destroy(mc);
 }
 
+/* The database of a native restore of ck, its time the clock's now. */
+static weir__backend *opened(weir_clock clk, const char *ck, const char *name)
+{
+    weir__backend_config cfg = {.kind = "rocksdb",
+                                .max_parallelism = 128,
+                                .kg_lo = 0,
+                                .kg_hi = 128,
+                                .clock = clk};
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/%s", tmp_dir(), name);
+    cfg.dir = dir;
+    weir__backend *be = NULL;
+    cr_assert_eq(weir__rocksdb_open_checkpoint(&cfg, ck, &be), 0);
+    return be;
+}
+
+/* opened, its value, list and map states registered with ttl_ms, key1
+ * current. */
+static weir__backend *opened_vlm(weir_clock clk, const char *ck,
+                                 const char *name, int64_t ttl_ms,
+                                 weir_state *s[3])
+{
+    weir__backend *be = opened(clk, ck, name);
+    reg_vlm(be, ttl_ms, s);
+    cr_assert_eq(setk(be, "key1"), 0);
+    return be;
+}
+
+static void checkpoint(weir__backend *be, char *ck, size_t cap,
+                       const char *name)
+{
+    snprintf(ck, cap, "%s/%s", tmp_dir(), name);
+    cr_assert_eq(weir__rocksdb_checkpoint(be, ck), 0, "%s",
+                 weir__rocksdb_last_error(be));
+}
+
+/* A native checkpoint at 0 of the plain entries, written without TTL,
+ * restored natively with TTL 100 at 10000 into b. */
+static weir__backend *restored_at_10000(weir_manual_clock *mc,
+                                        weir__backend **a, weir_state *sb[3])
+{
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir_state *sa[3];
+    *a = mkbe("rocksdb", 0, 128, clk);
+    reg_vlm(*a, 0, sa);
+    put_plain_entries(*a, sa);
+    char ck[300];
+    checkpoint(*a, ck, sizeof ck, "ck");
+    weir_manual_clock_set(mc, 10000);
+    return opened_vlm(clk, ck, "db", 100, sb);
+}
+
+/* The asynchronous snapshot of kg (savepoints, canonical checkpoints),
+ * which must equal the synchronous one. */
+static void async_snapshot(weir__backend *be, uint32_t kg, weir_buf *out)
+{
+    weir_buf sync;
+    weir_buf_init(&sync);
+    cr_assert_eq(weir__backend_snapshot_kg(be, kg, &sync), 0);
+    weir__backend_snap *s = NULL;
+    cr_assert_eq(weir__backend_snapshot_begin(be, &s), 0);
+    cr_assert_eq(weir__backend_snap_kg(s, kg, out), 0);
+    weir__backend_snap_release(s);
+    cr_assert(sync.len == out->len &&
+                  memcmp(sync.data, out->data, sync.len) == 0,
+              "the asynchronous snapshot differs from the synchronous one");
+    weir_buf_fini(&sync);
+}
+
+/* Values a native restore brought into a state with TTL keep the restore's
+ * time in an asynchronous snapshot: restored, they expire with it; once
+ * expired, no compaction dropping them yet, they are left out. */
+Test(rocksdb, async_snapshot_keeps_native_restore_time)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir__backend *a;
+    weir_state *sb[3], *sr[3], *sx[3];
+    weir__backend *b = restored_at_10000(mc, &a, sb);
+    uint32_t kg = kg_of("key1");
+    weir_buf snap, late;
+    weir_buf_init(&snap);
+    weir_buf_init(&late);
+    weir_manual_clock_set(mc, 10050);
+    async_snapshot(b, kg, &snap);
+    weir_manual_clock_set(mc, 10150);
+    async_snapshot(b, kg, &late);
+    weir_manual_clock_set(mc, 10060);
+    weir__backend *r = restored_vlm("rocksdb", clk, &snap, kg, 100, sr);
+    weir_manual_clock_set(mc, 10099);
+    expect_plain_entries(sr, true);
+    weir_manual_clock_set(mc, 10100);
+    expect_plain_entries(sb, false);
+    expect_plain_entries(sr, false);
+    /* Stamped 10000, they were in snap; never in late. */
+    weir_manual_clock_set(mc, 10060);
+    weir__backend *x = restored_vlm("rocksdb", clk, &late, kg, 100, sx);
+    expect_plain_entries(sx, false);
+    weir_buf_fini(&snap);
+    weir_buf_fini(&late);
+    weir__backend_destroy(a);
+    weir__backend_destroy(b);
+    weir__backend_destroy(r);
+    weir__backend_destroy(x);
+    weir_manual_clock_destroy(mc);
+}
+
+/* A rescale reads the parts of a native checkpoint it does not open
+ * natively through a backend no operator binds: the restore time the
+ * checkpoint names travels into the rescaled restore. */
+Test(rocksdb, rescaled_native_part_keeps_restore_time)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir__backend *a;
+    weir_state *sb[3], *sr[3];
+    weir__backend *b = restored_at_10000(mc, &a, sb);
+    weir_manual_clock_set(mc, 10050);
+    char ck2[300];
+    checkpoint(b, ck2, sizeof ck2, "ck2");
+    weir_manual_clock_set(mc, 10060);
+    weir__backend *part = opened(no_clock(), ck2, "part");
+    uint32_t kg = kg_of("key1");
+    weir_buf snap;
+    weir_buf_init(&snap);
+    cr_assert_eq(weir__backend_snapshot_kg(part, kg, &snap), 0);
+    weir__backend *r = restored_vlm("rocksdb", clk, &snap, kg, 100, sr);
+    weir_manual_clock_set(mc, 10100);
+    expect_plain_entries(sb, false);
+    expect_plain_entries(sr, false);
+    weir_buf_fini(&snap);
+    weir__backend_destroy(a);
+    weir__backend_destroy(b);
+    weir__backend_destroy(part);
+    weir__backend_destroy(r);
+    weir_manual_clock_destroy(mc);
+}
+
+/* Entries stamped under a TTL, checkpointed natively by a run without TTL,
+ * count from the restore with TTL, natively as canonically (a run without
+ * TTL leaves stamps stale). */
+Test(rocksdb, native_stamps_of_a_run_without_ttl_count_from_restore)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir__backend *a = mkbe("rocksdb", 0, 128, clk);
+    weir_state *sa[3], *sb[3], *sc[3], *sr[3];
+    reg_vlm(a, 100, sa);
+    put_plain_entries(a, sa);
+    char ck[300], ck2[300];
+    checkpoint(a, ck, sizeof ck, "ck");
+    weir_manual_clock_set(mc, 50);
+    weir__backend *b = opened_vlm(clk, ck, "db", 0, sb);
+    expect_plain_entries(sb, true);
+    uint32_t kg = kg_of("key1");
+    weir_buf snap;
+    weir_buf_init(&snap);
+    cr_assert_eq(weir__backend_snapshot_kg(b, kg, &snap), 0);
+    checkpoint(b, ck2, sizeof ck2, "ck2");
+    weir_manual_clock_set(mc, 5000);
+    weir__backend *c = opened_vlm(clk, ck2, "db2", 100, sc);
+    weir__backend *r = restored_vlm("rocksdb", clk, &snap, kg, 100, sr);
+    weir_manual_clock_set(mc, 5050);
+    expect_plain_entries(sr, true);
+    expect_plain_entries(sc, true);
+    /* Written since, they count from their writes. */
+    weir_manual_clock_set(mc, 5060);
+    put_plain_entries(c, sc);
+    weir_manual_clock_set(mc, 5100);
+    expect_plain_entries(sc, true);
+    weir_manual_clock_set(mc, 5160);
+    expect_plain_entries(sc, false);
+    weir_buf_fini(&snap);
+    weir__backend_destroy(a);
+    weir__backend_destroy(b);
+    weir__backend_destroy(c);
+    weir__backend_destroy(r);
+    weir_manual_clock_destroy(mc);
+}
+
+/* Past id 4096 too, values of a state without TTL restored natively into
+ * one with TTL expire. */
+Test(rocksdb, native_restore_ttl_of_state_4096)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir__backend *a = mkbe("rocksdb", 0, 128, clk);
+    char name[32];
+    weir_state *st = NULL;
+    for (int i = 0; i <= 4096; i++) {
+        snprintf(name, sizeof name, "s%d", i);
+        st = reg(a, name, WEIR_STATE_VALUE, 0, WEIR_TTL_ON_CREATE_AND_WRITE);
+    }
+    cr_assert_eq(setk(a, "key1"), 0);
+    put_s(st, "", "plain");
+    char ck[300];
+    checkpoint(a, ck, sizeof ck, "ck");
+    weir_manual_clock_set(mc, 10000);
+    weir__backend *b = opened(clk, ck, "db");
+    for (int i = 0; i <= 4096; i++) {
+        snprintf(name, sizeof name, "s%d", i);
+        st = reg(b, name, WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    }
+    cr_assert_eq(setk(b, "key1"), 0);
+    char buf[16];
+    cr_assert_str_eq(get_s(st, "", buf, sizeof buf), "plain");
+    weir_manual_clock_set(mc, 10100);
+    const char *got = get_s(st, "", buf, sizeof buf);
+    cr_assert_null(got, "state 4096's value outlived its TTL: %s", got);
+    weir__backend_destroy(a);
+    weir__backend_destroy(b);
+    weir_manual_clock_destroy(mc);
+}
+
 Test(rocksdb, bulk_restore_equals_memory_restore)
 {
     weir__backend *a = mkbe("memory", 0, 128, no_clock());

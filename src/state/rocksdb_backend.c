@@ -47,10 +47,10 @@
 #include "util/bytes.h"
 #include "util/io.h"
 
-#define TTL_SLOTS 4096 /* states whose TTL the compaction filter knows */
-/* rb->ttl[UNSTAMPED + id]: the stamp a value of state id written without
- * one counts as (unstamped_of) */
-#define UNSTAMPED (2 * TTL_SLOTS)
+/* What the compaction filter knows of states, TTL_CHUNK ids a chunk;
+ * state ids are u16, TTL_CHUNKS chunks cover them all. */
+#define TTL_CHUNK 4096
+#define TTL_CHUNKS (0x10000 / TTL_CHUNK)
 #define ARENA_CHUNK (64 * 1024)
 #define ELEM_HDR 12 /* list element: u32 len, i64 stamp */
 #define DEFAULT_CACHE (64u << 20)
@@ -66,6 +66,22 @@ typedef struct rdb_state {
     weir_state base;
 } rdb_state;
 
+/* TTL_CHUNK states from id (id / TTL_CHUNK) * TTL_CHUNK; all but stored
+ * read by compaction threads. */
+typedef struct ttl_chunk {
+    _Atomic int64_t ttl[TTL_CHUNK];  /* 0: none, or not bound */
+    _Atomic int64_t kind[TTL_CHUNK]; /* weir_state_kind */
+    /* the stamp a value written without one counts as (unstamped_of) */
+    _Atomic int64_t unstamped[TTL_CHUNK];
+    /* stamps before it count as it (a run without TTL left them stale) */
+    _Atomic int64_t floor[TTL_CHUNK];
+    /* what the restored checkpoint named (META_UNSTAMPED): */
+    uint8_t stored[TTL_CHUNK]; /* STORED_* */
+    int64_t stored_at[TTL_CHUNK];
+} ttl_chunk;
+
+enum { STORED_NONE, STORED_AT, STORED_FLOOR };
+
 typedef struct rdb_backend {
     weir__backend base;
     rocksdb_t *db;
@@ -77,10 +93,10 @@ typedef struct rdb_backend {
     rocksdb_compactionfilter_t
         *cfilter; /* not owned by the options: freed after close */
     char *dir;
-    /* By state id (TTL_SLOTS each), read by compaction threads: its TTL,
-     * its kind, and from UNSTAMPED the stamp its values without one count
-     * as (unstamped_of). */
-    _Atomic int64_t *ttl;
+    /* By state id / TTL_CHUNK, allocated when a state of the chunk binds
+     * or a native restore brings one; read by compaction threads. */
+    _Atomic(ttl_chunk *) ttl[TTL_CHUNKS];
+    _Atomic bool floors; /* some state has a floor */
     weir_buf kbuf; /* the key of the current access */
     weir_buf vbuf; /* the value being written */
     rchunk *arena; /* read results, reset by writes */
@@ -367,16 +383,33 @@ static inline int64_t stamp_of(const weir_state *st, int64_t now)
  * carries none (WEIR__NO_STAMP); brought by a native restore into a state
  * with TTL it counts from that restore, as a canonical restore stamps it
  * (docs/state.md): from the time the checkpoint names for the state (an
- * earlier restore's, META_UNSTAMPED) or else the restore's own. Without a
- * native restore no stamped state holds such a value.
+ * earlier restore's, META_UNSTAMPED) or else the restore's own. So does a
+ * value whose stamp a run without TTL left (the state's floor): values
+ * written since carry later stamps. Without a native restore no stamped
+ * state holds such a value.
  */
+static inline ttl_chunk *chunk_of(const rdb_backend *rb, uint32_t sid)
+{
+    return sid / TTL_CHUNK < TTL_CHUNKS
+               ? atomic_load_explicit(&rb->ttl[sid / TTL_CHUNK],
+                                      memory_order_acquire)
+               : NULL;
+}
 static inline int64_t unstamped_of(const rdb_backend *rb, uint32_t sid,
                                    int64_t stamp)
 {
-    if (stamp != WEIR__NO_STAMP || sid >= TTL_SLOTS)
+    if (stamp != WEIR__NO_STAMP &&
+        !atomic_load_explicit(&rb->floors, memory_order_relaxed))
         return stamp;
-    return atomic_load_explicit(&rb->ttl[UNSTAMPED + sid],
-                                memory_order_relaxed);
+    ttl_chunk *c = chunk_of(rb, sid);
+    if (!c)
+        return stamp;
+    if (stamp == WEIR__NO_STAMP)
+        return atomic_load_explicit(&c->unstamped[sid % TTL_CHUNK],
+                                    memory_order_relaxed);
+    int64_t f =
+        atomic_load_explicit(&c->floor[sid % TTL_CHUNK], memory_order_relaxed);
+    return stamp < f ? f : stamp;
 }
 /* The stamp of st's value as its TTL counts it (none without TTL). */
 static inline int64_t stamp_in(const weir_state *st, int64_t stamp)
@@ -389,6 +422,54 @@ static inline bool expired(const weir_state *st, int64_t stamp, int64_t now)
 {
     return has_ttl(st) &&
            weir__ttl_expired(stamp_in(st, stamp), now, st->ttl_ms);
+}
+/*
+ * The stamps a snapshot or a native checkpoint gives st's values: those
+ * without one get at; with floor, so do those before at (all of them when
+ * at is none). With TTL, what it counts from (stamp_in); without, every
+ * stamp is stale, as a canonical snapshot writes none; for a state a native
+ * restore brought and no operator bound, what its checkpoint named, so that
+ * the next restore counts from the same time.
+ */
+typedef struct unstamp {
+    int64_t at;
+    bool floor;
+} unstamp;
+
+static unstamp unstamped_out(const weir_state *st)
+{
+    const rdb_backend *rb = (const rdb_backend *)st->be;
+    ttl_chunk *c = chunk_of(rb, st->id);
+    uint32_t i = st->id % TTL_CHUNK;
+    if (has_ttl(st)) {
+        int64_t f = c ? atomic_load_explicit(&c->floor[i], memory_order_relaxed)
+                      : WEIR__NO_STAMP;
+        return (unstamp){unstamped_of(rb, st->id, WEIR__NO_STAMP),
+                         f != WEIR__NO_STAMP};
+    }
+    if (st->bound)
+        return (unstamp){WEIR__NO_STAMP, true};
+    if (!c || c->stored[i] == STORED_NONE)
+        return (unstamp){WEIR__NO_STAMP, false};
+    return (unstamp){c->stored_at[i], c->stored[i] == STORED_FLOOR};
+}
+/* The chunk of state sid, allocated if none. */
+static int chunk_get(rdb_backend *rb, uint32_t sid, ttl_chunk **out)
+{
+    ttl_chunk *c = chunk_of(rb, sid);
+    if (!c) {
+        if (sid / TTL_CHUNK >= TTL_CHUNKS ||
+            !(c = weir_calloc(1, sizeof *c)))
+            return WEIR_ENOMEM;
+        for (uint32_t i = 0; i < TTL_CHUNK; i++) {
+            atomic_init(&c->unstamped[i], WEIR__NO_STAMP);
+            atomic_init(&c->floor[i], WEIR__NO_STAMP);
+        }
+        atomic_store_explicit(&rb->ttl[sid / TTL_CHUNK], c,
+                              memory_order_release);
+    }
+    *out = c;
+    return 0;
 }
 
 /*
@@ -454,11 +535,13 @@ static int64_t key_ttl(rdb_backend *rb, const char *key, size_t klen,
     if (klen < 4 || ((uint8_t)key[0] == 0xFF && (uint8_t)key[1] == 0xFF))
         return 0;
     uint32_t sid = (uint32_t)(uint8_t)key[2] << 8 | (uint8_t)key[3];
-    if (sid >= TTL_SLOTS)
+    ttl_chunk *c = chunk_of(rb, sid);
+    if (!c)
         return 0;
     *sid_out = sid;
-    int64_t ttl = atomic_load_explicit(&rb->ttl[sid], memory_order_acquire);
-    *kind = (uint8_t)atomic_load_explicit(&rb->ttl[TTL_SLOTS + sid],
+    int64_t ttl = atomic_load_explicit(&c->ttl[sid % TTL_CHUNK],
+                                       memory_order_acquire);
+    *kind = (uint8_t)atomic_load_explicit(&c->kind[sid % TTL_CHUNK],
                                           memory_order_relaxed);
     return ttl;
 }
@@ -1025,8 +1108,17 @@ static int group_set(group *g, const void *key, size_t klen, const void *ns,
 
 typedef struct snap_ctx {
     weir__snap_writer *w;
+    unstamp u; /* unstamped_out of the state */
     group g;
 } snap_ctx;
+
+static inline int64_t snap_stamp(const snap_ctx *c, int64_t stamp)
+{
+    if (stamp == WEIR__NO_STAMP ||
+        (c->u.floor && (c->u.at == WEIR__NO_STAMP || stamp < c->u.at)))
+        return c->u.at;
+    return stamp;
+}
 
 static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
                       const void *ns, size_t nslen, const void *rest,
@@ -1042,7 +1134,7 @@ static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
             if (vlen - off < ELEM_HDR ||
                 vlen - off - ELEM_HDR < rd_u32(v + off))
                 return WEIR_ECORRUPT;
-            if ((rc = weir__snap_item(c->w, stamp_in(st, rd_i64(v + off + 4)),
+            if ((rc = weir__snap_item(c->w, snap_stamp(c, rd_i64(v + off + 4)),
                                       NULL, 0, v + off + ELEM_HDR,
                                       rd_u32(v + off))))
                 return rc;
@@ -1059,19 +1151,19 @@ static int snap_entry(void *ud, weir_state *st, const void *key, size_t klen,
                 (rc = weir__snap_group_begin(c->w, key, klen, ns, nslen)))
                 return rc;
         }
-        return weir__snap_item(c->w, stamp_in(st, rd_i64(v)), rest, restlen,
+        return weir__snap_item(c->w, snap_stamp(c, rd_i64(v)), rest, restlen,
                                v + 8, vlen - 8);
     default:
         if (vlen < 8)
             return WEIR_ECORRUPT;
         return weir__snap_value(c->w, key, klen, ns, nslen,
-                                stamp_in(st, rd_i64(v)), v + 8, vlen - 8);
+                                snap_stamp(c, rd_i64(v)), v + 8, vlen - 8);
     }
 }
 
 static int rdb_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
 {
-    snap_ctx c = {.w = w};
+    snap_ctx c = {.w = w, .u = unstamped_out(st)};
     weir_buf_init(&c.g.key);
     weir_buf_init(&c.g.ns);
     int rc = scan_state(RB(st->be), st, kg, snap_entry, &c);
@@ -1087,6 +1179,8 @@ static int rdb_snapshot_state(weir_state *st, uint32_t kg, weir__snap_writer *w)
 typedef struct rdb_view {
     rocksdb_t *db;
     const rocksdb_snapshot_t *snap;
+    uint32_t n_states;
+    unstamp *unstamped; /* by state id, unstamped_out at the begin */
 } rdb_view;
 
 static int rdb_snap_begin(weir__backend *be, void **out)
@@ -1097,6 +1191,15 @@ static int rdb_snap_begin(weir__backend *be, void **out)
     rdb_view *v = weir_malloc(sizeof *v);
     if (!v)
         return WEIR_ENOMEM;
+    v->n_states = be->n_states;
+    v->unstamped = weir_malloc((be->n_states ? be->n_states : 1) *
+                               sizeof *v->unstamped);
+    if (!v->unstamped) {
+        weir_free(v);
+        return WEIR_ENOMEM;
+    }
+    for (uint32_t i = 0; i < be->n_states; i++)
+        v->unstamped[be->states[i]->id] = unstamped_out(be->states[i]);
     v->db = RB(be)->db;
     v->snap = rocksdb_create_snapshot(v->db);
     *out = v;
@@ -1107,6 +1210,7 @@ static void rdb_snap_release(void *p)
 {
     rdb_view *v = p;
     rocksdb_release_snapshot(v->db, v->snap);
+    weir_free(v->unstamped);
     weir_free(v);
 }
 
@@ -1116,7 +1220,9 @@ static int rdb_snap_state(void *p, uint32_t id, weir_state_kind kind,
     rdb_view *v = p;
     /* snap_entry looks at the kind only. */
     weir_state st = {.id = id, .desc = {.kind = kind}};
-    snap_ctx c = {.w = w};
+    snap_ctx c = {.w = w,
+                  .u = id < v->n_states ? v->unstamped[id]
+                                        : (unstamp){WEIR__NO_STAMP, false}};
     weir_buf lo, hi;
     weir_buf_init(&lo);
     weir_buf_init(&hi);
@@ -1612,11 +1718,12 @@ static int rdb_state_create(weir__backend *be, weir_state **out)
 
 static int rdb_state_bound(weir__backend *be, weir_state *st)
 {
-    rdb_backend *rb = RB(be);
-    if (st->id < TTL_SLOTS) {
-        atomic_store(&rb->ttl[TTL_SLOTS + st->id], (int64_t)st->desc.kind);
-        atomic_store(&rb->ttl[st->id], st->ttl_ms);
-    }
+    ttl_chunk *c;
+    int rc = chunk_get(RB(be), st->id, &c);
+    if (rc)
+        return rc;
+    atomic_store(&c->kind[st->id % TTL_CHUNK], (int64_t)st->desc.kind);
+    atomic_store(&c->ttl[st->id % TTL_CHUNK], st->ttl_ms);
     return 0;
 }
 
@@ -1697,7 +1804,8 @@ static void rdb_free(rdb_backend *rb, bool destroy_db)
         weir_free(rb->arena);
         rb->arena = n;
     }
-    weir_free((void *)rb->ttl);
+    for (uint32_t i = 0; i < TTL_CHUNKS; i++)
+        weir_free(atomic_load(&rb->ttl[i]));
     weir_free(rb->dir);
     weir_buf_fini(&rb->kbuf);
     weir_buf_fini(&rb->vbuf);
@@ -1822,16 +1930,13 @@ static int rdb_prepare_locked(const weir__backend_config *cfg, rdb_backend **out
     weir_buf_init(&rb->lrec);
     rb->lrec_list_at = SIZE_MAX;
     rb->dir = weir_strdup(cfg->dir);
-    rb->ttl = weir_calloc(3 * TTL_SLOTS, sizeof *rb->ttl);
-    for (uint32_t i = 0; rb->ttl && i < TTL_SLOTS; i++)
-        rb->ttl[UNSTAMPED + i] = WEIR__NO_STAMP;
     /* Next to the database, not in it: RocksDB owns its folder. */
     size_t plen = strlen(cfg->dir) + sizeof ".restore.sst";
     rb->sst_path = weir_malloc(plen);
     if (rb->sst_path)
         snprintf(rb->sst_path, plen, "%s.restore.sst", cfg->dir);
     rb->envopts = rocksdb_envoptions_create();
-    if (!rb->dir || !rb->ttl || !rb->sst_path) {
+    if (!rb->dir || !rb->sst_path) {
         rdb_free(rb, false);
         return WEIR_ENOMEM;
     }
@@ -1946,9 +2051,11 @@ int weir__rocksdb_backend_create(const weir__backend_config *cfg,
 
 static const uint8_t META_MAXP[3] = {0xFF, 0xFF, 'P'};
 /* {FF FF 'U' id (u16 BE)}: i64, the stamp values without one of state id
- * (a state with TTL that a native restore gave them) count as; only for
- * such states, so that a restore of the checkpoint keeps counting from the
- * restore that brought them, not from itself. */
+ * (a state with TTL that a native restore gave them) count as, so that a
+ * restore of the checkpoint keeps counting from the restore that brought
+ * them, not from itself; then u8 1 if stamps before it count as it too
+ * (unstamped_out: floor; an i64 of WEIR__NO_STAMP then says every stamp is
+ * stale, the state had no TTL). No key: stamps count as they are. */
 #define META_UNSTAMPED 'U'
 
 static void meta_unstamped_key(uint8_t k[5], uint32_t sid)
@@ -1978,17 +2085,17 @@ static int write_meta(rdb_backend *rb)
             !(rc = weir_buf_put(&v, st->desc.name, strlen(st->desc.name))))
             rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)v.data,
                                    v.len);
-        /* A key of an earlier checkpoint goes when the state no longer
-         * counts such values (no TTL now). */
-        int64_t u = has_ttl(st) ? unstamped_of(rb, st->id, WEIR__NO_STAMP)
-                                : WEIR__NO_STAMP;
+        /* A key of an earlier checkpoint goes when stamps count as they
+         * are. */
+        unstamp u = unstamped_out(st);
         meta_unstamped_key(k, st->id);
-        if (u == WEIR__NO_STAMP) {
+        if (u.at == WEIR__NO_STAMP && !u.floor) {
             rocksdb_writebatch_delete(wb, (const char *)k, 5);
         } else {
-            uint8_t b[8];
-            memcpy(b, &u, 8);
-            rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)b, 8);
+            uint8_t b[9] = {[8] = 1};
+            memcpy(b, &u.at, 8);
+            rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)b,
+                                   u.floor ? 9 : 8);
         }
     }
     if (!rc)
@@ -2168,11 +2275,16 @@ static int load_meta(rdb_backend *rb)
 }
 
 /* After a native restore: what values without a stamp count as, per state
- * (unstamped_of): the checkpoint's META_UNSTAMPED, else now. */
+ * (unstamped_of): the checkpoint's META_UNSTAMPED, else now; and the floor
+ * it names. */
 static int load_unstamped(rdb_backend *rb)
 {
     int64_t now = weir__now(&rb->base);
-    for (uint32_t i = 0; i < rb->base.n_states && i < TTL_SLOTS; i++) {
+    for (uint32_t i = 0; i < rb->base.n_states; i++) {
+        ttl_chunk *c;
+        int rc = chunk_get(rb, i, &c);
+        if (rc)
+            return rc;
         uint8_t k[5];
         meta_unstamped_key(k, i);
         size_t vlen;
@@ -2180,11 +2292,24 @@ static int load_unstamped(rdb_backend *rb)
         char *v = rocksdb_get(rb->db, rb->ro, (const char *)k, 5, &vlen, &err);
         if (err)
             return rdb_err(rb, err);
-        int64_t u = now;
-        if (v && vlen == 8)
-            memcpy(&u, v, 8);
+        int64_t at = WEIR__NO_STAMP;
+        uint8_t stored = STORED_NONE;
+        if (v && (vlen == 8 || (vlen == 9 && v[8] == 1))) {
+            memcpy(&at, v, 8);
+            stored = vlen == 9 ? STORED_FLOOR : STORED_AT;
+        }
         rocksdb_free(v);
-        rb->ttl[UNSTAMPED + i] = u;
+        if (at == WEIR__NO_STAMP && stored == STORED_AT)
+            stored = STORED_NONE;
+        uint32_t j = i % TTL_CHUNK;
+        c->stored[j] = stored;
+        c->stored_at[j] = at;
+        int64_t u = at == WEIR__NO_STAMP ? now : at;
+        atomic_store_explicit(&c->unstamped[j], u, memory_order_relaxed);
+        if (stored == STORED_FLOOR) {
+            atomic_store_explicit(&c->floor[j], u, memory_order_relaxed);
+            atomic_store_explicit(&rb->floors, true, memory_order_relaxed);
+        }
     }
     return 0;
 }
