@@ -138,6 +138,21 @@ typedef struct ga_slot {
     uint32_t grp;    /* its group in g->dt (with COUNT(DISTINCT) views) */
 } ga_slot;
 
+/*
+ * A group's result before the batch (mini-batch) or before the row, kept
+ * in parts until it is emitted: its key columns are those of input row
+ * key_row, its int64 results (the fast plan) at fast, the others in row
+ * brow of rest. Written into the output only when it is emitted: as a
+ * whole row of its own it was written once and copied once more (q16:
+ * 630 and 813 instructions per -U row).
+ */
+typedef struct ga_old {
+    uint32_t key_row;
+    const int64_t *fast;
+    const weir_batch *rest;
+    uint32_t brow;
+} ga_old;
+
 typedef struct ga {
     const ga_conf *conf;
     weir_state *st;
@@ -152,6 +167,7 @@ typedef struct ga {
     weir_schema *rest;    /* prev's and before's: the slow plan's columns, in order (with n_slow > 0) */
     int64_t *bfast;       /* the fast plan's results before the batch (per slot, n_fast each) or the row */
     weir_batch *old1;     /* one-row scratch: an old result in full (an output of one row) */
+    ga_old row_old;       /* without mini-batch: the result before the row (bfast, prev; key_row set per row) */
     const weir_batch *in; /* mini-batch: the input batch being processed */
     uint32_t in_row;      /* mini-batch: its row being applied */
     size_t *acc_off;      /* accumulator i of a slot at acc_off[i]; acc_off[n_aggs]: the slot size */
@@ -294,6 +310,7 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
         goto fail;
     if (!g->slots || !g->slot_accs || !g->index || !g->kbuf || !g->out || !g->prev || !g->cur || !g->old1 || !g->bfast)
         goto fail;
+    g->row_old = (ga_old){.fast = g->bfast, .rest = g->prev};
     *out_op = g;
     return 0;
 fail:
@@ -751,21 +768,6 @@ static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32
     return write_slow(g, accs, dst, row, false);
 }
 
-/*
- * A group's result before the batch (mini-batch) or before the row, kept
- * in parts until it is emitted: its key columns are those of input row
- * key_row, its int64 results (the fast plan) at fast, the others in row
- * brow of rest. Written into the output only when it is emitted: as a
- * whole row of its own it was written once and copied once more (q16:
- * 630 and 813 instructions per -U row).
- */
-typedef struct ga_old {
-    uint32_t key_row;
-    const int64_t *fast;
-    const weir_batch *rest;
-    uint32_t brow;
-} ga_old;
-
 /* Keeps accs' results for a ga_old: the fast plan's into fast, the others into a row appended to rest (a
  * batch of g->rest). */
 static int keep_old(ga *g, const uint8_t *accs, int64_t *fast, weir_batch *rest)
@@ -1029,11 +1031,12 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
          * expired by TTL). Ignored, as Flink's group aggregation does. */
         return 0;
     }
-    if (!mini) /* the result before the row, to emit against (mini-batch: g->before's, at the batch's end) */
+    if (!mini) { /* the result before the row, to emit against (mini-batch: slot_of kept it, for emit_net) */
         weir_batch_reset(g->prev);
-    if (had && !mini && (rc = keep_old(g, accs, g->bfast, g->prev)))
-        return rc;
-    const ga_old od = {.key_row = r, .fast = g->bfast, .rest = g->prev, .brow = 0};
+        g->row_old.key_row = r;
+        if (had && (rc = keep_old(g, accs, g->bfast, g->prev)))
+            return rc;
+    }
     for (uint32_t k = 0; k < c->n_applied && !rc; k++) {
         uint32_t i = c->applied[k];
         const weir_agg *a = &c->aggs[i];
@@ -1059,7 +1062,7 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         /* Every row of the group was retracted: retract its last result; the
          * group starts afresh (its state is cleared at the end of the batch). */
         if (had && !mini) {
-            if ((rc = emit_old(g, ctx, in, &od, WEIR_ROW_DELETE, in->ts[r])))
+            if ((rc = emit_old(g, ctx, in, &g->row_old, WEIR_ROW_DELETE, in->ts[r])))
                 return rc;
             weir_op_counter_add(g->n_updates, 1);
         }
@@ -1069,7 +1072,7 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         return 0;
     }
     g->slots[slot].count = count;
-    return mini ? 0 : emit_change(g, ctx, in, r, had ? &od : NULL, accs, in->ts[r]);
+    return mini ? 0 : emit_change(g, ctx, in, r, had ? &g->row_old : NULL, accs, in->ts[r]);
 }
 
 /* Mini-batch: emits the net change of slot s's group over the batch. */
