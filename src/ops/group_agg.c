@@ -19,8 +19,9 @@
  * snapshotted.
  *
  * Mini-batch (table.exec.mini-batch.enabled): a slot also keeps the group's
- * result from before the batch (a row of `before`) and the input row that
- * last touched it; rows only update the accumulators, and when the slots
+ * result from before the batch (keep_old: its int64 results as values, the
+ * others in a row of `before`) and the input rows that first and last
+ * touched it; rows only update the accumulators, and when the slots
  * are written back each group emits its net change over the batch: +I,
  * -U/+U, -D, or nothing when its result is unchanged. The input batch is
  * the mini-batch, so no latency is added; a group changed by k rows of a
