@@ -151,6 +151,62 @@ Test(batch, copy_row_copies_as_gather_does)
     weir_schema_destroy(s);
 }
 
+/* copy_value between columns of another place: a schema of the same columns in reverse order */
+Test(batch, copy_value_copies_into_another_column)
+{
+    weir_schema *s = weir_schema_create(), *rs = weir_schema_create();
+    weir_type t[] = {weir_type_make(WEIR_TYPE_BOOLEAN, true), weir_type_make(WEIR_TYPE_INT, true),
+                     weir_type_make(WEIR_TYPE_BIGINT, true), weir_type_decimal(30, 2, true),
+                     weir_type_make(WEIR_TYPE_STRING, true), weir_type_make(WEIR_TYPE_BYTES, false)};
+    const char *names[] = {"flag", "n", "id", "amount", "name", "blob"};
+    uint32_t nf = 6;
+    for (uint32_t c = 0; c < nf; c++)
+        weir_schema_add(s, names[c], t[c]);
+    for (uint32_t c = 0; c < nf; c++)
+        weir_schema_add(rs, names[nf - 1 - c], t[nf - 1 - c]);
+    weir_batch *src = weir_batch_create(s, 2), *dst = weir_batch_create(rs, 3);
+    for (uint32_t i = 0; i < 2; i++) {
+        int r = weir_batch_append_row(src);
+        WEIR_COL_BOOL(src, 0)[r] = 1;
+        WEIR_COL_I32(src, 1)[r] = -7;
+        WEIR_COL_I64(src, 2)[r] = (int64_t)1 << 50;
+        memset((char *)src->cols[3].data + (size_t)r * 16, 0x5a, 16);
+        cr_assert_eq(weir_batch_set_str(src, 4, (uint32_t)r, "channel", 7), 0);
+        cr_assert_eq(weir_batch_set_str(src, 5, (uint32_t)r, "xy", 2), 0);
+        if (i == 1)
+            for (uint32_t c = 0; c < 5; c++)
+                weir_batch_set_null(src, c, (uint32_t)r);
+    }
+    prime_row(dst); /* a NULL in its bitmap: copies into rows after it set their bits */
+    for (uint32_t i = 0; i < 2; i++) {
+        int r = weir_batch_append_row_to_fill(dst);
+        for (uint32_t c = 0; c < nf; c++)
+            cr_assert_eq(weir_batch_copy_value(dst, (uint32_t)r, nf - 1 - c, src, i, c), 0);
+    }
+    for (uint32_t i = 0; i < 2; i++) {
+        uint32_t r = i + 1;
+        for (uint32_t c = 0; c < nf; c++) {
+            uint32_t dc = nf - 1 - c;
+            cr_assert_eq(weir_batch_is_null(dst, dc, r), weir_batch_is_null(src, c, i), "row %u column %u", i, c);
+            if (weir_batch_is_null(src, c, i))
+                continue;
+            if (weir_type_is_varlen(t[c].id)) {
+                uint32_t la, lb;
+                const char *sa = weir_batch_str(dst, dc, r, &la), *sb = weir_batch_str(src, c, i, &lb);
+                cr_assert(la == lb && !memcmp(sa, sb, la), "row %u column %u", i, c);
+                continue;
+            }
+            size_t w = weir_type_size(t[c]);
+            cr_assert_eq(memcmp((char *)dst->cols[dc].data + r * w, (char *)src->cols[c].data + i * w, w), 0,
+                         "row %u column %u", i, c);
+        }
+    }
+    weir_batch_destroy(src);
+    weir_batch_destroy(dst);
+    weir_schema_destroy(s);
+    weir_schema_destroy(rs);
+}
+
 Test(key, encoding_is_canonical_and_groups_are_ranges)
 {
     weir_schema *s = make_schema();

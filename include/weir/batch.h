@@ -118,6 +118,11 @@ int weir_batch_append_row_to_fill(weir_batch *b);
 
 /* Appends row `row` of src to dst (same schema layout). dst must have room. */
 int weir_batch_copy_row(weir_batch *dst, const weir_batch *src, uint32_t row);
+
+/* Copies the value of (src, scol, srow) into (dst, dcol, drow), NULL or not; strings are re-homed into dst's
+ * heap. The two columns have the same type; drow is a row of dst. */
+int weir_batch_copy_value(weir_batch *dst, uint32_t drow, uint32_t dcol, const weir_batch *src, uint32_t srow,
+                          uint32_t scol);
 /* Appends the rows of src listed in rows[0..n) to dst; dst must have room. */
 int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *rows, uint32_t n);
 /* Replaces dst's content by a copy of src (dst's capacity must suffice). */

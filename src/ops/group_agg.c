@@ -19,8 +19,9 @@
  * snapshotted.
  *
  * Mini-batch (table.exec.mini-batch.enabled): a slot also keeps the group's
- * result from before the batch (a row of `before`) and the input row that
- * last touched it; rows only update the accumulators, and when the slots
+ * result from before the batch (keep_old: its int64 results as values, the
+ * others in a row of `before`) and the input rows that first and last
+ * touched it; rows only update the accumulators, and when the slots
  * are written back each group emits its net change over the batch: +I,
  * -U/+U, -D, or nothing when its result is unchanged. The input batch is
  * the mini-batch, so no latency is added; a group changed by k rows of a
@@ -132,10 +133,26 @@ typedef struct ga_slot {
     uint64_t hash;
     int64_t count;   /* rows net of retractions; 0: the group is empty (cleared at the end) */
     /* mini-batch: */
-    bool had;        /* the group had a result before the batch: row `slot` of g->before */
+    bool had;        /* the group had a result before the batch: kept by keep_old (slot s: row s of g->before) */
+    uint32_t first;  /* the input row that first met it in the batch (the old result's key columns) */
     uint32_t last;   /* the input row that last changed it (for its key columns and time) */
     uint32_t grp;    /* its group in g->dt (with COUNT(DISTINCT) views) */
 } ga_slot;
+
+/*
+ * A group's result before the batch (mini-batch) or before the row, kept
+ * in parts until it is emitted: its key columns are those of input row
+ * key_row, its int64 results (the fast plan) at fast, the others in row
+ * brow of rest. Written into the output only when it is emitted: as a
+ * whole row of its own it was written once and copied once more (q16:
+ * 630 and 813 instructions per -U row).
+ */
+typedef struct ga_old {
+    uint32_t key_row;
+    const int64_t *fast;
+    const weir_batch *rest;
+    uint32_t brow;
+} ga_old;
 
 typedef struct ga {
     const ga_conf *conf;
@@ -144,9 +161,14 @@ typedef struct ga {
     gd_table *dt;         /* the views' values, held between checkpoints (written to dst at a snapshot) */
     uint32_t *vnum;       /* per aggregate that is a view: its number in dt */
     weir_batch *out;      /* output being filled */
-    weir_batch *prev;     /* one-row scratch: previous result */
+    weir_batch *prev;     /* one-row scratch: the results before the row that are not in bfast (keep_old) */
     weir_batch *cur;      /* one-row scratch: new result */
-    weir_batch *before;   /* mini-batch: per slot, the result before the batch (cap_slots rows) */
+    weir_batch *before;   /* mini-batch: per slot, the results before the batch that are not in bfast (keep_old;
+                           * cap_slots rows) */
+    weir_schema *rest;    /* prev's and before's: the slow plan's columns, in order (with n_slow > 0) */
+    int64_t *bfast;       /* the fast plan's results before the batch (per slot, n_fast each) or the row */
+    weir_batch *old1;     /* one-row scratch: an old result in full (an output of one row) */
+    ga_old row_old;       /* without mini-batch: the result before the row (bfast, prev; key_row set per row) */
     const weir_batch *in; /* mini-batch: the input batch being processed */
     uint32_t in_row;      /* mini-batch: its row being applied */
     size_t *acc_off;      /* accumulator i of a slot at acc_off[i]; acc_off[n_aggs]: the slot size */
@@ -268,12 +290,28 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
     g->kbuf_cap = 4096;
     g->kbuf = weir_malloc(g->kbuf_cap);
     g->out = weir_batch_create(c->out, info->batch_size);
-    g->prev = weir_batch_create(c->out, 1);
+    /* the results of the slow plan kept (keep_old) in batches of their columns only: a row of them is
+     * appended for each group of a batch */
+    const weir_schema *rs = c->out;
+    if (g->n_slow) {
+        if (!(g->rest = weir_schema_create()))
+            goto fail;
+        for (uint32_t k = 0; k < g->n_slow; k++) {
+            const weir_field *f = &c->out->fields[c->keys.n + g->slow[k]];
+            if (weir_schema_add(g->rest, f->name, f->type) < 0)
+                goto fail;
+        }
+        rs = g->rest;
+    }
+    g->prev = weir_batch_create(rs, 1);
     g->cur = weir_batch_create(c->out, 1);
-    if (c->mini_batch && !(g->before = weir_batch_create(c->out, g->cap_slots)))
+    g->old1 = weir_batch_create(c->out, 1);
+    g->bfast = weir_calloc((size_t)g->cap_slots * g->n_fast + 1, sizeof *g->bfast);
+    if (c->mini_batch && !(g->before = weir_batch_create(rs, g->cap_slots)))
         goto fail;
-    if (!g->slots || !g->slot_accs || !g->index || !g->kbuf || !g->out || !g->prev || !g->cur)
+    if (!g->slots || !g->slot_accs || !g->index || !g->kbuf || !g->out || !g->prev || !g->cur || !g->old1 || !g->bfast)
         goto fail;
+    g->row_old = (ga_old){.fast = g->bfast, .rest = g->prev};
     *out_op = g;
     return 0;
 fail:
@@ -484,6 +522,7 @@ static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s);
 static int views_write(ga *g, weir_op_ctx *ctx, bool in_order);
 static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
                         uint32_t row);
+static int keep_old(ga *g, const uint8_t *accs, int64_t *fast, weir_batch *rest);
 
 /*
  * Writes every group of the batch back to state (or clears the emptied
@@ -641,11 +680,13 @@ static int slot_of(ga *g, weir_op_ctx *ctx, const uint8_t *key, size_t klen, uin
     }
     if (g->before) {
         /* the group's result before this batch, to emit the net change against */
-        /* a row without a result is never read: zeroed, not left as it was */
         sl->had = sl->count > 0;
-        if ((sl->had ? weir_batch_append_row_to_fill(g->before) : weir_batch_append_row(g->before)) < 0)
-            return WEIR_EINVAL;
-        if (sl->had && (rc = write_result(g, slot_accs(g, s), g->in, g->in_row, g->before, s))) {
+        sl->first = g->in_row;
+        if (sl->had)
+            rc = keep_old(g, slot_accs(g, s), g->bfast + (size_t)s * g->n_fast, g->before);
+        else if (g->n_slow && weir_batch_append_row(g->before) < 0) /* never read: zeroed, not left as it was */
+            rc = WEIR_EINVAL;
+        if (rc) {
             accs_destroy(g, slot_accs(g, s));
             return rc;
         }
@@ -675,8 +716,7 @@ static int flush(ga *g, weir_op_ctx *ctx) { return weir_op_emit_reset(ctx, g->ou
  * the writer may count on that. Clearing all 18 columns of a q16 row and
  * marking each written one valid again cost more than writing them.
  */
-static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
-                        uint32_t row)
+static int write_keys(ga *g, const weir_batch *in, uint32_t in_row, weir_batch *dst, uint32_t row)
 {
     const ga_conf *c = g->conf;
     for (uint32_t k = 0; k < c->keys.n; k++) {
@@ -695,11 +735,16 @@ static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32
                    w);
         }
     }
-    /* the common cases (q16: 12 COUNT(DISTINCT)s and 3 COUNT(*)s per row written) */
-    for (uint32_t k = 0; k < g->n_fast; k++)
-        ((int64_t *)dst->cols[g->fast_col[k]].data)[row] = *(const int64_t *)(const void *)(accs + g->fast_off[k]);
+    return 0;
+}
+
+/* The results of the slow plan (their writers) of accs into (dst, row), as write_result writes them: into
+ * their output columns, or with rest into a batch of g->rest (column k: the plan's k-th). */
+static int write_slow(ga *g, const uint8_t *accs, weir_batch *dst, uint32_t row, bool rest)
+{
+    const ga_conf *c = g->conf;
     for (uint32_t k = 0; k < g->n_slow; k++) {
-        uint32_t i = g->slow[k], col = c->keys.n + i;
+        uint32_t i = g->slow[k], col = rest ? k : c->keys.n + i;
         const uint8_t *acc = accs + g->acc_off[i];
         size_t w = weir_type_size(dst->cols[col].type);
         memset((char *)dst->cols[col].data + (size_t)row * w, 0, w);
@@ -710,6 +755,53 @@ static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32
             return rc;
     }
     return 0;
+}
+
+static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
+                        uint32_t row)
+{
+    int rc = write_keys(g, in, in_row, dst, row);
+    if (rc)
+        return rc;
+    /* the common cases (q16: 12 COUNT(DISTINCT)s and 3 COUNT(*)s per row written) */
+    for (uint32_t k = 0; k < g->n_fast; k++)
+        ((int64_t *)dst->cols[g->fast_col[k]].data)[row] = *(const int64_t *)(const void *)(accs + g->fast_off[k]);
+    return write_slow(g, accs, dst, row, false);
+}
+
+/* Keeps accs' results for a ga_old: the fast plan's into fast, the others into a row appended to rest (a
+ * batch of g->rest). */
+static int keep_old(ga *g, const uint8_t *accs, int64_t *fast, weir_batch *rest)
+{
+    for (uint32_t k = 0; k < g->n_fast; k++)
+        fast[k] = *(const int64_t *)(const void *)(accs + g->fast_off[k]);
+    if (!g->n_slow)
+        return 0;
+    int r = weir_batch_append_row_to_fill(rest);
+    return r < 0 ? WEIR_EINVAL : write_slow(g, accs, rest, (uint32_t)r, true);
+}
+
+/* Writes old result od (key columns from in) into (dst, row), a row just appended with
+ * weir_batch_append_row_to_fill: the row write_result wrote when it was kept. */
+static int write_old(ga *g, const ga_old *od, const weir_batch *in, weir_batch *dst, uint32_t row)
+{
+    int rc = write_keys(g, in, od->key_row, dst, row);
+    if (rc)
+        return rc;
+    for (uint32_t k = 0; k < g->n_fast; k++)
+        ((int64_t *)dst->cols[g->fast_col[k]].data)[row] = od->fast[k];
+    for (uint32_t k = 0; k < g->n_slow && !rc; k++)
+        rc = weir_batch_copy_value(dst, row, g->conf->keys.n + g->slow[k], od->rest, od->brow, k);
+    return rc;
+}
+
+/* Whether old result od's int64 results (the fast plan) are those of accs: when not, the rows differ. */
+static bool same_fast(const ga *g, const ga_old *od, const uint8_t *accs)
+{
+    for (uint32_t k = 0; k < g->n_fast; k++)
+        if (od->fast[k] != *(const int64_t *)(const void *)(accs + g->fast_off[k]))
+            return false;
+    return true;
 }
 
 static bool same_values(const weir_batch *a, uint32_t ra, const weir_batch *b, uint32_t rb)
@@ -751,28 +843,49 @@ static int emit_row(ga *g, weir_op_ctx *ctx, const weir_batch *src, uint32_t row
     return 0;
 }
 
+/* Appends old result od (key columns from in) to the output as kind, flushing first when full. */
+static int emit_old(ga *g, weir_op_ctx *ctx, const weir_batch *in, const ga_old *od, weir_row_kind kind, weir_ts ts)
+{
+    if (weir_batch_full(g->out)) {
+        int rc = flush(g, ctx);
+        if (rc)
+            return rc;
+    }
+    uint32_t r = (uint32_t)weir_batch_append_row_to_fill(g->out);
+    g->out->kind[r] = (uint8_t)kind;
+    g->out->ts[r] = ts;
+    return write_old(g, od, in, g->out, r);
+}
+
 /*
- * Emits a group's change: its old result is row old_row of old (when it
- * had one), its new one comes from accs (key columns from input row in_row):
- * +I, -U/+U, or nothing when the two are equal. The new row is written into
- * the output itself, after the copy of the old one, and both are taken back
- * (with their strings) when equal: no scratch row and no second copy. An
- * output of one row (batch size 1) goes through cur.
+ * Emits a group's change: its old result is od (NULL when it had none),
+ * its new one comes from accs (key columns from input row in_row): +I,
+ * -U/+U, or nothing when the two are equal. Both rows are written into the
+ * output itself, and taken back (with their strings) when equal: no
+ * scratch row and no copy. An output of one row (batch size 1) goes
+ * through old1 and cur.
  */
-static int emit_change(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t in_row, const weir_batch *old,
-                       uint32_t old_row, bool had, const uint8_t *accs, weir_ts ts)
+static int emit_change(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t in_row, const ga_old *od,
+                       const uint8_t *accs, weir_ts ts)
 {
     weir_batch *o = g->out;
+    bool had = od != NULL;
     int rc;
     if (o->capacity < 2) {
         weir_batch_reset(g->cur);
         weir_batch_append_row_to_fill(g->cur);
         if ((rc = write_result(g, accs, in, in_row, g->cur, 0)))
             return rc;
-        if (had && same_values(old, old_row, g->cur, 0))
-            return 0;
-        if (had && (rc = emit_row(g, ctx, old, old_row, WEIR_ROW_UPDATE_BEFORE, ts)))
-            return rc;
+        if (had) {
+            weir_batch_reset(g->old1);
+            weir_batch_append_row_to_fill(g->old1);
+            if ((rc = write_old(g, od, in, g->old1, 0)))
+                return rc;
+            if (same_fast(g, od, accs) && same_values(g->old1, 0, g->cur, 0))
+                return 0;
+            if ((rc = emit_row(g, ctx, g->old1, 0, WEIR_ROW_UPDATE_BEFORE, ts)))
+                return rc;
+        }
         rc = emit_row(g, ctx, g->cur, 0, had ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT, ts);
         weir_op_counter_add(g->n_updates, 1);
         return rc;
@@ -780,12 +893,12 @@ static int emit_change(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t i
     if (o->n_rows + 2 > o->capacity && (rc = flush(g, ctx)))
         return rc;
     size_t heap = o->heap_len;
-    if (had && (rc = weir_batch_copy_row(o, old, old_row)))
+    if (had && (rc = write_old(g, od, in, o, (uint32_t)weir_batch_append_row_to_fill(o))))
         return rc;
     uint32_t r = (uint32_t)weir_batch_append_row_to_fill(o);
     if ((rc = write_result(g, accs, in, in_row, o, r)))
         return rc;
-    if (had && same_values(old, old_row, o, r)) {
+    if (had && same_fast(g, od, accs) && same_values(o, r - 1, o, r)) {
         o->n_rows -= 2;
         o->heap_len = heap; /* the strings of the two rows were the heap's last bytes */
         return 0;
@@ -919,11 +1032,10 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
          * expired by TTL). Ignored, as Flink's group aggregation does. */
         return 0;
     }
-    if (!mini) /* the result before the row, to emit against (mini-batch: g->before's, at the batch's end) */
+    if (!mini) { /* the result before the row, to emit against (mini-batch: slot_of kept it, for emit_net) */
         weir_batch_reset(g->prev);
-    if (had && !mini) {
-        weir_batch_append_row_to_fill(g->prev);
-        if ((rc = write_result(g, accs, in, r, g->prev, 0)))
+        g->row_old.key_row = r;
+        if (had && (rc = keep_old(g, accs, g->bfast, g->prev)))
             return rc;
     }
     for (uint32_t k = 0; k < c->n_applied && !rc; k++) {
@@ -951,7 +1063,7 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         /* Every row of the group was retracted: retract its last result; the
          * group starts afresh (its state is cleared at the end of the batch). */
         if (had && !mini) {
-            if ((rc = emit_row(g, ctx, g->prev, 0, WEIR_ROW_DELETE, in->ts[r])))
+            if ((rc = emit_old(g, ctx, in, &g->row_old, WEIR_ROW_DELETE, in->ts[r])))
                 return rc;
             weir_op_counter_add(g->n_updates, 1);
         }
@@ -961,7 +1073,7 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         return 0;
     }
     g->slots[slot].count = count;
-    return mini ? 0 : emit_change(g, ctx, in, r, g->prev, 0, had, accs, in->ts[r]);
+    return mini ? 0 : emit_change(g, ctx, in, r, had ? &g->row_old : NULL, accs, in->ts[r]);
 }
 
 /* Mini-batch: emits the net change of slot s's group over the batch. */
@@ -969,16 +1081,17 @@ static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s)
 {
     const ga_slot *sl = &g->slots[s];
     weir_ts ts = g->in->ts[sl->last];
+    const ga_old od = {.key_row = sl->first, .fast = g->bfast + (size_t)s * g->n_fast, .rest = g->before, .brow = s};
     int rc;
     if (sl->count <= 0) {
         if (!sl->had)
             return 0;
-        if ((rc = emit_row(g, ctx, g->before, s, WEIR_ROW_DELETE, ts)))
+        if ((rc = emit_old(g, ctx, g->in, &od, WEIR_ROW_DELETE, ts)))
             return rc;
         weir_op_counter_add(g->n_updates, 1);
         return 0;
     }
-    return emit_change(g, ctx, g->in, sl->last, g->before, s, sl->had, slot_accs(g, s), ts);
+    return emit_change(g, ctx, g->in, sl->last, sl->had ? &od : NULL, slot_accs(g, s), ts);
 }
 
 /*
@@ -1130,9 +1243,12 @@ static void ga_close(void *op)
     weir_batch_destroy(g->out);
     weir_batch_destroy(g->prev);
     weir_batch_destroy(g->cur);
+    weir_batch_destroy(g->old1);
+    weir_free(g->bfast);
     if (g->slots && g->slot_accs && g->index && g->acc_off)
         slots_flush(g, NULL, false);
     weir_batch_destroy(g->before);
+    weir_schema_destroy(g->rest);
     if (g->hflag)
         held_forget(g);
     weir_free(g->held);

@@ -172,23 +172,23 @@ int weir_batch_append_row_to_fill(weir_batch *b)
     return append_row(b, false);
 }
 
-/* Copies the value of (src, col, srow) into (dst, col, drow); strings are re-homed. Inlined: as a call
+/* Copies the value of (src, scol, srow) into (dst, dcol, drow); strings are re-homed. Inlined: as a call
  * per column q16's -U rows cost 2 % more instructions. */
-static inline __attribute__((always_inline)) int copy_value(weir_batch *dst, uint32_t drow, const weir_batch *src,
-                                                            uint32_t srow, uint32_t col)
+static inline __attribute__((always_inline)) int copy_value(weir_batch *dst, uint32_t drow, uint32_t dcol,
+                                                            const weir_batch *src, uint32_t srow, uint32_t scol)
 {
-    const weir_column *sc = &src->cols[col];
-    weir_column *dc = &dst->cols[col];
+    const weir_column *sc = &src->cols[scol];
+    weir_column *dc = &dst->cols[dcol];
     if (!sc->all_valid && !(sc->valid[srow >> 3] & (1u << (srow & 7)))) {
-        weir_batch_set_null(dst, col, drow);
+        weir_batch_set_null(dst, dcol, drow);
         return 0;
     }
     if (!dc->all_valid)
         dc->valid[drow >> 3] |= (uint8_t)(1u << (drow & 7));
     if (weir_type_is_varlen(sc->type.id)) {
         uint32_t len;
-        const char *s = weir_batch_str(src, col, srow, &len);
-        return weir_batch_set_str(dst, col, drow, s, len);
+        const char *s = weir_batch_str(src, scol, srow, &len);
+        return weir_batch_set_str(dst, dcol, drow, s, len);
     }
     size_t w = weir_type_size(sc->type);
     char *d = (char *)dc->data + (size_t)drow * w;
@@ -202,6 +202,12 @@ static inline __attribute__((always_inline)) int copy_value(weir_batch *dst, uin
     return 0;
 }
 
+int weir_batch_copy_value(weir_batch *dst, uint32_t drow, uint32_t dcol, const weir_batch *src, uint32_t srow,
+                          uint32_t scol)
+{
+    return copy_value(dst, drow, dcol, src, srow, scol);
+}
+
 /*
  * One row, as weir_batch_gather copies it, without its loops over a list
  * of rows: an aggregation's -U row (q16: 18 columns) cost half again.
@@ -212,7 +218,7 @@ int weir_batch_copy_row(weir_batch *dst, const weir_batch *src, uint32_t row)
         return WEIR_EINVAL;
     uint32_t r = dst->n_rows;
     for (uint32_t c = 0; c < src->schema->n_fields; c++) {
-        int rc = copy_value(dst, r, src, row, c);
+        int rc = copy_value(dst, r, c, src, row, c);
         if (rc)
             return rc;
     }
@@ -255,7 +261,7 @@ int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *ro
             continue;
         }
         for (uint32_t i = 0; i < n; i++) {
-            int rc = copy_value(dst, base + i, src, rows[i], c);
+            int rc = copy_value(dst, base + i, c, src, rows[i], c);
             if (rc)
                 return rc;
         }
