@@ -668,3 +668,22 @@ Test(rowcodec, one_pass_encode_bound)
     weir_batch_destroy(d);
     weir_schema_destroy(s);
 }
+
+/* A row of no columns encodes to no bytes, into a buffer never allocated
+ * too (UBSan once saw a memset of a NULL buffer there). */
+Test(rowcodec, zero_columns_encode_to_nothing)
+{
+    weir_schema *s = small_schema();
+    weir_batch *b = weir_batch_create(s, 1);
+    cr_assert_geq(weir_batch_append_row(b), 0);
+    weir_buf fresh;
+    weir_buf_init(&fresh);
+    cr_assert_eq(weir__crow_encode(b, 0, 0, &fresh), 0);
+    cr_assert_eq(fresh.len, 0);
+    cr_assert_eq(weir__crow_encode_append(b, 0, 0, &fresh), 0);
+    cr_assert_eq(fresh.len, 0);
+    cr_assert_eq(weir__crow_len(b, 0, 0), 0);
+    weir_buf_fini(&fresh);
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}

@@ -367,6 +367,8 @@ void weir__crow_write_skip(const weir_batch *b, uint32_t row, uint32_t n, size_t
 static inline __attribute__((always_inline)) int crow_append(const weir_batch *b, uint32_t row, uint32_t n,
                                                             const bool *skip, weir_buf *out)
 {
+    if (n == 0)
+        return 0; /* no bitmap, no column: no byte (and out may have no buffer yet) */
     if (weir_buf_reserve(out, (n + 7) / 8 + (size_t)n * CROW_COL_MAX))
         return WEIR_ENOMEM;
     size_t before = out->len;
