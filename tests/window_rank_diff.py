@@ -1,0 +1,340 @@
+#!/usr/bin/env python3
+"""Randomized differential test of window Top-N and window deduplication
+over TUMBLE, HOP and CUMULATE windows of a TIMESTAMP attribute, against a
+python model that shares no code with weir (tests/test_window_rank_diff.sh
+runs it).
+
+Each case is one random stream t (id, k, v, s, ts: out of order, ties in
+time and in v and s, NULLs in k, v and s, rows later than the watermark),
+one JSON file (one split, so W = max(ts so far) - delay, taking effect
+after each row), and a batch of random queries in one `weir run` at a
+random parallelism (1/2/4), batch size (1/7/1024), on the heap or RocksDB:
+  topn    ROW_NUMBER() / RANK() / DENSE_RANK() OVER (PARTITION BY
+          window_start, window_end [, k] ORDER BY one or two of v, s, id,
+          ts, each ASC or DESC, NULLS FIRST / LAST or the default) over
+          the window table function, with a WHERE under the ranking (on v,
+          s, k or window_end) or none, a bound rn <= N, rn < N, rn = N,
+          N >= rn, rn BETWEEN M AND N, rn >= M AND rn <= N or rn > M AND
+          rn < N, sometimes one more condition beside the bound, the rank
+          number read or not;
+  agg     the same ranking over a window aggregation (COUNT(*), SUM(v),
+          MAX(s) per k and window, a WHERE under it or none), ordered by
+          the aggregates (ROW_NUMBER ends with k, so no two rows tie);
+  dedup   ROW_NUMBER() OVER (PARTITION BY window_start, window_end [, k]
+          ORDER BY ts [DESC]) with rn = 1 or rn <= 1: the first row of
+          each window and key, or the last;
+  count   a window aggregation (COUNT(*), SUM(v)) GROUP BY window_start,
+          window_end over a window Top-N's rows (a cascade).
+The model (docs/sql.md, "Window Top-N and window deduplication"):
+  - a row belongs to each window that holds its ts (CUMULATE: the windows
+    [p, p + i * step) of its period p that hold it) and is dropped from a
+    window whose end is at or behind the watermark when it arrives (W
+    before the row); a window aggregation drops it the same way;
+  - ranks are per window (and k): equal ORDER BY values rank in arrival
+    order for ROW_NUMBER, share a rank for RANK (which then skips) and
+    DENSE_RANK (which does not); NULL is the smallest value (ASC puts
+    NULLs first, DESC last) unless NULLS FIRST / LAST is written;
+  - deduplication ASC keeps the smallest ts (the first to arrive among
+    equal ones), DESC the largest (the last to arrive among equal ones).
+Output rows are compared as multisets.
+
+Usage: window_rank_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
+Environment: WEIR_SEED replays a run, WEIR_WRANK_JOB=i one case of it;
+WEIR_WRANK_JOBS cases (default 12, 4 under AddressSanitizer);
+WEIR_WRANK_ROWS the largest number of rows of a case (default 80).
+"""
+
+import collections
+import datetime as dt
+import functools
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
+
+UTC = dt.timezone.utc
+SEC = 1000
+BASES = [0, 1704067200000, 951782400000]  # 1970-01-01 (times before it too), 2024-01-01, 2000-02-29
+STRINGS = ["a", "b", "bb", "c", None]
+
+
+def windows_of(ts, kind, size, slide):
+    """[start, end) of each window that holds ts (ms)."""
+    if kind in ("TUMBLE", "HOP"):
+        return diffrun.window_bounds(ts, kind, size, slide)
+    p = ts - ts % size  # CUMULATE: slide is the step, size the period
+    return [(p, p + i * slide) for i in range(1, size // slide + 1) if p + i * slide > ts]
+
+
+def on_time(rows, delay, kind, size, slide):
+    """{window: [row, ...]} of the rows on time in each window, in arrival order."""
+    per = collections.defaultdict(list)
+    w = None
+    for r in rows:
+        for win in windows_of(r["ts"], kind, size, slide):
+            if w is None or win[1] > w:
+                per[win].append(r)
+        w = r["ts"] - delay if w is None else max(w, r["ts"] - delay)
+    return per
+
+
+def gen_rows(rng, n, base):
+    rows, t = [], base + rng.randrange(-20 * SEC, 20 * SEC)
+    for i in range(n):
+        t += rng.choice([0, 0, 200, 500, SEC, 1700, 3 * SEC])
+        x = rng.random()
+        ts = t - rng.randrange(6 * SEC) if x < 0.2 else t - rng.randrange(30 * SEC) if x < 0.25 else t
+        rows.append({"id": i + 1,
+                     "k": None if rng.random() < 0.1 else rng.randint(0, 2),
+                     "v": None if rng.random() < 0.15 else rng.randint(0, 5),
+                     "s": rng.choice(STRINGS),
+                     "ts": ts})
+    return rows
+
+
+def cmp_items(items):
+    """A comparison of rows (dicts) by ORDER BY items (column, DESC?, NULLS FIRST?)."""
+    def cmp(a, b):
+        for col, desc, nulls_first, _ in items:
+            x, y = a[col], b[col]
+            if x == y:
+                continue
+            if x is None or y is None:
+                return (-1 if x is None else 1) * (1 if nulls_first else -1)
+            c = -1 if x < y else 1
+            return -c if desc else c
+        return 0
+    return cmp
+
+
+def ranked(rows, fn, items):
+    """(rank, row) of rows (in arrival order) by fn over items."""
+    cmp = cmp_items(items)
+    order = sorted(rows, key=functools.cmp_to_key(cmp))  # stable: ties keep arrival order
+    out, rank, dense = [], 0, 0
+    for i, r in enumerate(order):
+        tie = i > 0 and cmp(order[i - 1], r) == 0
+        if fn == "ROW_NUMBER":
+            rank = i + 1
+        elif fn == "RANK":
+            rank = rank if tie else i + 1
+        else:
+            dense = dense if tie else dense + 1
+            rank = dense
+        out.append((rank, r))
+    return out
+
+
+def gen_items(rng, cols, last):
+    items = []
+    for col in rng.sample(cols, rng.randint(1, 2)):
+        items.append((col, rng.random() < 0.5, rng.choice([None, True, False])))
+    if items[-1][0] == "ts" and len(items) == 1:
+        last = last or "id"  # ORDER BY ts alone with rn = 1 is a deduplication
+    if last and all(c != last for c, _, _ in items):
+        items.append((last, rng.random() < 0.5, rng.choice([None, True, False])))
+    return [(c, d, (not d) if n is None else n, n) for c, d, n in items]
+
+
+def items_sql(items):
+    return ", ".join("%s%s%s" % (c, " DESC" if d else "",
+                                 "" if n is None else " NULLS FIRST" if n else " NULLS LAST")
+                     for c, d, _, n in items)
+
+
+def gen_bound(rng):
+    n = rng.randint(1, 4)
+    m = rng.randint(1, n)
+    return rng.choice([
+        ("rn <= %d" % n, 1, n), ("rn < %d" % (n + 1), 1, n), ("rn = %d" % m, m, m), ("%d >= rn" % n, 1, n),
+        ("rn BETWEEN %d AND %d" % (m, n), m, n), ("rn >= %d AND rn <= %d" % (m, n), m, n),
+        ("rn > %d AND rn < %d" % (m - 1, n + 1), m, n)])
+
+
+def gen_where(rng, rows, windowed):
+    choices = [None, None, ("v IS NOT NULL", lambda r, w: r["v"] is not None)]
+    c = rng.randint(0, 5)
+    choices.append(("v <> %d" % c, lambda r, w: r["v"] is not None and r["v"] != c))
+    choices.append(("s <> 'b' OR s IS NULL", lambda r, w: r["s"] != "b"))
+    c2 = rng.randint(0, 2)
+    choices.append(("k = %d OR k IS NULL" % c2, lambda r, w: r["k"] is None or r["k"] == c2))
+    if windowed and rows:
+        t = rng.choice(rows)["ts"]
+        choices.append(("window_end > TIMESTAMP '%s'" % ts_text(t), lambda r, w: w[1] > t))
+    return rng.choice(choices)
+
+
+def gen_query(rng, qid, rows):
+    shape = rng.choice(["topn", "topn", "topn", "agg", "agg", "dedup", "count"])
+    q = {"qid": qid, "shape": shape, "part_k": rng.random() < 0.3}
+    if shape in ("topn", "agg", "count"):
+        q["fn"] = rng.choice(["ROW_NUMBER", "RANK", "DENSE_RANK"])
+        q["bound"] = gen_bound(rng)
+        q["read_rank"] = rng.random() < 0.6
+    if shape in ("topn", "count"):
+        last = "id" if q["fn"] == "ROW_NUMBER" and rng.random() < 0.5 else None
+        q["items"] = gen_items(rng, ["v", "s", "id"] + (["ts"] if rng.random() < 0.2 else []), last)
+        q["where"] = gen_where(rng, rows, True)
+        if rng.random() < 0.25:
+            c = rng.randint(1, 4)
+            q["extra"] = ("id %% %d <> 0" % (c + 1), lambda r: r["id"] % (c + 1) != 0)
+    elif shape == "agg":
+        q["part_k"] = False
+        q["items"] = gen_items(rng, ["cnt", "sv", "ms"], "k" if q["fn"] == "ROW_NUMBER" else None)
+        q["where"] = gen_where(rng, rows, False)
+    else:
+        q["desc"] = rng.random() < 0.5
+        q["bound"] = rng.choice([("rn = 1", 1, 1), ("rn <= 1", 1, 1), ("rn < 2", 1, 1)])
+        q["where"] = None
+    return q
+
+
+def tvf_sql(kind, size, slide):
+    def iv(ms):
+        return "INTERVAL '%d' SECOND" % (ms // SEC) if ms % SEC == 0 else "INTERVAL '%d' MILLISECOND" % ms
+    if kind == "TUMBLE":
+        return "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), %s))" % iv(size)
+    return "TABLE(%s(TABLE t, DESCRIPTOR(ts), %s, %s))" % (kind, iv(slide), iv(size))
+
+
+def query_sql(q, tvf):
+    part = "window_start, window_end" + (", k" if q["part_k"] else "")
+    where = " WHERE " + q["where"][0] if q["where"] else ""
+    if q["shape"] == "dedup":
+        return ("SELECT id, CAST(NULL AS BIGINT), v, s, window_start, window_end FROM (SELECT *, ROW_NUMBER() "
+                "OVER (PARTITION BY %s ORDER BY ts%s) AS rn FROM %s) WHERE %s"
+                % (part, " DESC" if q["desc"] else "", tvf, q["bound"][0]))
+    bound = q["bound"][0] + (" AND " + q["extra"][0] if q.get("extra") else "")
+    rank = "rn" if q["read_rank"] else "CAST(NULL AS BIGINT)"
+    over = "%s() OVER (PARTITION BY %s ORDER BY %s) AS rn" % (q["fn"], part, items_sql(q["items"]))
+    if q["shape"] == "topn":
+        return ("SELECT id, %s, v, s, window_start, window_end FROM (SELECT *, %s FROM %s%s) WHERE %s"
+                % (rank, over, tvf, where, bound))
+    if q["shape"] == "agg":
+        return ("SELECT k, %s, cnt, CAST(sv AS STRING) || '/' || COALESCE(ms, '-'), window_start, window_end "
+                "FROM (SELECT *, %s FROM (SELECT k, window_start, window_end, COUNT(*) AS cnt, SUM(v) AS sv, "
+                "MAX(s) AS ms FROM %s%s GROUP BY k, window_start, window_end)) WHERE %s"
+                % (rank, over, tvf, where, bound))
+    return ("SELECT COUNT(*), SUM(rn), SUM(v), CAST(NULL AS STRING), window_start, window_end FROM ("
+            "SELECT id, v, rn, window_start, window_end FROM (SELECT *, %s FROM %s%s) WHERE %s) "
+            "GROUP BY window_start, window_end" % (over, tvf, where, bound))
+
+
+def expected(q, per):
+    out = collections.Counter()
+    lo, hi = q["bound"][1], q["bound"][2]
+    for win, rows in per.items():
+        if q["where"]:
+            rows = [r for r in rows if q["where"][1](r, win)]
+        if q["shape"] == "agg":
+            groups = {}
+            for r in rows:
+                g = groups.setdefault(r["k"], {"k": r["k"], "cnt": 0, "sv": None, "ms": None})
+                g["cnt"] += 1
+                if r["v"] is not None:
+                    g["sv"] = r["v"] + (g["sv"] or 0)
+                if r["s"] is not None and (g["ms"] is None or r["s"] > g["ms"]):
+                    g["ms"] = r["s"]
+            for rank, g in ranked(list(groups.values()), q["fn"], q["items"]):
+                if lo <= rank <= hi:
+                    text = None if g["sv"] is None else "%s/%s" % (g["sv"], g["ms"] or "-")  # NULL || x is NULL
+                    out[(g["k"], rank if q["read_rank"] else None, g["cnt"], text, win[0], win[1])] += 1
+            continue
+        parts = collections.defaultdict(list)
+        for r in rows:
+            parts[r["k"] if q["part_k"] else 0].append(r)
+        if q["shape"] == "dedup":
+            for prows in parts.values():
+                keep = prows[0]
+                for r in prows[1:]:
+                    if r["ts"] >= keep["ts"] if q["desc"] else r["ts"] < keep["ts"]:
+                        keep = r
+                out[(keep["id"], None, keep["v"], keep["s"], win[0], win[1])] += 1
+            continue
+        kept = []
+        for prows in parts.values():
+            for rank, r in ranked(prows, q["fn"], q["items"]):
+                if lo <= rank <= hi and (not q.get("extra") or q["extra"][1](r)):
+                    kept.append((rank, r))
+        if q["shape"] == "topn":
+            for rank, r in kept:
+                out[(r["id"], rank if q["read_rank"] else None, r["v"], r["s"], win[0], win[1])] += 1
+        elif kept:
+            vs = [r["v"] for _, r in kept if r["v"] is not None]
+            out[(len(kept), sum(rank for rank, _ in kept), sum(vs) if vs else None, None, win[0], win[1])] += 1
+    return out
+
+
+def ts_text(ms):
+    return (dt.datetime(1970, 1, 1) + dt.timedelta(milliseconds=ms)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def json_line(r):
+    def j(x):
+        return "null" if x is None else '"%s"' % x if isinstance(x, str) else str(x)
+    return '{"id": %d, "k": %s, "v": %s, "s": %s, "ts": "%s"}' % (r["id"], j(r["k"]), j(r["v"]), j(r["s"]),
+                                                                ts_text(r["ts"]))
+
+
+def wall_ms(text):
+    """A printed TIMESTAMP(3) as milliseconds since 1970-01-01 00:00."""
+    d = dt.datetime.fromisoformat(text) - dt.datetime(1970, 1, 1)
+    return d.days * 86400000 + d.seconds * 1000 + d.microseconds // 1000
+
+
+def val(text):
+    if text == "null":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def run_case(case):
+    rng = case.rng
+    kind = rng.choice(["TUMBLE", "HOP", "CUMULATE"])
+    if kind == "TUMBLE":
+        size = rng.choice([500, 2 * SEC, 3 * SEC, 5 * SEC, 10 * SEC])
+        slide = size
+    elif kind == "HOP":
+        slide, size = rng.choice([(SEC, 2 * SEC), (SEC, 3 * SEC), (2 * SEC, 6 * SEC), (5 * SEC, 10 * SEC),
+                                  (500, 2 * SEC)])
+    else:
+        slide, size = rng.choice([(SEC, 3 * SEC), (2 * SEC, 10 * SEC), (5 * SEC, 20 * SEC), (500, 2 * SEC)])
+    delay = rng.choice([0, 0, SEC, 3 * SEC, 10 * SEC])
+    rows = gen_rows(rng, rng.randint(0, int(os.environ.get("WEIR_WRANK_ROWS", "80"))), rng.choice(BASES))
+    par, batch, rocks = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024]), rng.random() < 0.3
+    queries = [gen_query(rng, i, rows) for i in range(rng.randint(1, 6))]
+    case.note = "%s size %d ms slide %d ms, delay %d ms, %d rows, parallelism %d, batch size %d%s" % (
+        kind, size, slide, delay, len(rows), par, batch, ", rocksdb" if rocks else "")
+    wm = "ts" if delay == 0 else "ts - INTERVAL '%d' SECOND" % (delay // SEC)
+    sql = ["CREATE TABLE t (id BIGINT, k INT, v INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS %s) "
+           "WITH ('connector' = 'filesystem', 'path' = 't.json', 'format' = 'json');" % wm]
+    case.write("t.json", "".join(json_line(r) + "\n" for r in rows))
+    tvf = tvf_sql(kind, size, slide)
+    for q in queries:
+        sql.append("CREATE TABLE q%d (a BIGINT, b BIGINT, c BIGINT, d STRING, ws TIMESTAMP(3), we TIMESTAMP(3)) "
+                   "WITH ('connector' = 'print', 'print-identifier' = 'q%d');" % (q["qid"], q["qid"]))
+        sql.append("INSERT INTO q%d %s;" % (q["qid"], query_sql(q, tvf)))
+    case.write("job.sql", "\n".join(sql) + "\n")
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch, rocks), timeout=120)
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    printed, probs = diffrun.print_inserts(p.stdout)
+    got = {name: collections.Counter((val(a), val(b), val(c), val(d), wall_ms(ws), wall_ms(we))
+                                     for a, b, c, d, ws, we in rs)
+           for name, rs in printed.items()}
+    per = on_time(rows, delay, kind, size, slide)
+    for q in queries:
+        what = "q%d (%s %s)" % (q["qid"], q["shape"], q.get("fn", "DESC" if q.get("desc") else "ASC"))
+        probs += diffrun.multiset_problems(what, expected(q, per), got.get("q%d" % q["qid"], collections.Counter()))
+        case.counts[q["shape"] + " queries"] += 1
+    case.counts["rows"] += len(rows)
+    return probs
+
+
+if __name__ == "__main__":
+    sys.exit(diffrun.main("window_rank_diff", run_case, jobs_env="WEIR_WRANK_JOBS", jobs=12, asan_jobs=4,
+                          one_env="WEIR_WRANK_JOB"))
