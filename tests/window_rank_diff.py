@@ -8,18 +8,22 @@ Each case is one random stream t (id, k, v, s, ts: out of order, ties in
 time and in v and s, NULLs in k, v and s, rows later than the watermark),
 one JSON file (one split, so W = max(ts so far) - delay, taking effect
 after each row), and a batch of random queries in one `weir run` at a
-random parallelism (1/2/4), batch size (1/7/1024), on the heap or RocksDB:
+random parallelism (1/2/4), batch size (1/7/1024), on the heap or RocksDB,
+with mini-batch, two-phase and split distinct aggregation on or off:
   topn    ROW_NUMBER() / RANK() / DENSE_RANK() OVER (PARTITION BY
-          window_start, window_end [, k] ORDER BY one or two of v, s, id,
-          ts, each ASC or DESC, NULLS FIRST / LAST or the default) over
+          window_start, window_end [, k or MOD(id, 2)] ORDER BY one or two
+          of v, s, id, ts, MOD(id, 3), v + k, COALESCE(s, 'zz'), each ASC
+          or DESC, NULLS FIRST / LAST or the default) over
           the window table function, with a WHERE under the ranking (on v,
           s, k or window_end) or none, a bound rn <= N, rn < N, rn = N,
           N >= rn, rn BETWEEN M AND N, rn >= M AND rn <= N or rn > M AND
           rn < N, sometimes one more condition beside the bound, the rank
           number read or not;
   agg     the same ranking over a window aggregation (COUNT(*), SUM(v),
-          MAX(s) per k and window, a WHERE under it or none), ordered by
-          the aggregates (ROW_NUMBER ends with k, so no two rows tie);
+          MAX(s), COUNT(*) FILTER (WHERE v > c), COUNT(DISTINCT v) per k
+          [and s] and window, a WHERE under it or none, a HAVING or none),
+          partitioned by the windows [and k], ordered by the aggregates
+          (ROW_NUMBER ends with the group keys, so no two rows tie);
   dedup   ROW_NUMBER() OVER (PARTITION BY window_start, window_end [, k]
           ORDER BY ts [DESC]) with rn = 1 or rn <= 1: the first row of
           each window and key, or the last;
@@ -36,7 +40,7 @@ The model (docs/sql.md, "Window Top-N and window deduplication"):
     NULLs first, DESC last) unless NULLS FIRST / LAST is written;
   - deduplication ASC keeps the smallest ts (the first to arrive among
     equal ones), DESC the largest (the last to arrive among equal ones).
-Output rows are compared as multisets.
+Windows have an offset now and then. Output rows are compared as multisets.
 
 Usage: window_rank_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED replays a run, WEIR_WRANK_JOB=i one case of it;
@@ -57,22 +61,26 @@ UTC = dt.timezone.utc
 SEC = 1000
 BASES = [0, 1704067200000, 951782400000]  # 1970-01-01 (times before it too), 2024-01-01, 2000-02-29
 STRINGS = ["a", "b", "bb", "c", None]
+# expressions the queries partition and order by, as the rows' columns of the same name
+EXPRS = {"m3": "MOD(id, 3)", "p2": "MOD(id, 2)", "vk": "v + k", "cs": "COALESCE(s, 'zz')"}
 
 
-def windows_of(ts, kind, size, slide):
-    """[start, end) of each window that holds ts (ms)."""
+def windows_of(ts, kind, size, slide, off=0):
+    """[start, end) of each window that holds ts (ms); windows start at off + n * slide."""
+    if off:
+        return [(a + off, b + off) for a, b in windows_of(ts - off, kind, size, slide)]
     if kind in ("TUMBLE", "HOP"):
         return diffrun.window_bounds(ts, kind, size, slide)
     p = ts - ts % size  # CUMULATE: slide is the step, size the period
     return [(p, p + i * slide) for i in range(1, size // slide + 1) if p + i * slide > ts]
 
 
-def on_time(rows, delay, kind, size, slide):
+def on_time(rows, delay, kind, size, slide, off):
     """{window: [row, ...]} of the rows on time in each window, in arrival order."""
     per = collections.defaultdict(list)
     w = None
     for r in rows:
-        for win in windows_of(r["ts"], kind, size, slide):
+        for win in windows_of(r["ts"], kind, size, slide, off):
             if w is None or win[1] > w:
                 per[win].append(r)
         w = r["ts"] - delay if w is None else max(w, r["ts"] - delay)
@@ -85,11 +93,14 @@ def gen_rows(rng, n, base):
         t += rng.choice([0, 0, 200, 500, SEC, 1700, 3 * SEC])
         x = rng.random()
         ts = t - rng.randrange(6 * SEC) if x < 0.2 else t - rng.randrange(30 * SEC) if x < 0.25 else t
-        rows.append({"id": i + 1,
-                     "k": None if rng.random() < 0.1 else rng.randint(0, 2),
-                     "v": None if rng.random() < 0.15 else rng.randint(0, 5),
-                     "s": rng.choice(STRINGS),
-                     "ts": ts})
+        r = {"id": i + 1,
+             "k": None if rng.random() < 0.1 else rng.randint(0, 2),
+             "v": None if rng.random() < 0.15 else rng.randint(0, 5),
+             "s": rng.choice(STRINGS),
+             "ts": ts}
+        r.update(m3=r["id"] % 3, p2=r["id"] % 2, vk=None if r["v"] is None or r["k"] is None else r["v"] + r["k"],
+                 cs="zz" if r["s"] is None else r["s"])
+        rows.append(r)
     return rows
 
 
@@ -138,13 +149,13 @@ def gen_items(rng, cols, last):
 
 
 def items_sql(items):
-    return ", ".join("%s%s%s" % (c, " DESC" if d else "",
+    return ", ".join("%s%s%s" % (EXPRS.get(c, c), " DESC" if d else "",
                                  "" if n is None else " NULLS FIRST" if n else " NULLS LAST")
                      for c, d, _, n in items)
 
 
 def gen_bound(rng):
-    n = rng.randint(1, 4)
+    n = rng.choice([1, 1, 2, 3, 4, 10])
     m = rng.randint(1, n)
     return rng.choice([
         ("rn <= %d" % n, 1, n), ("rn < %d" % (n + 1), 1, n), ("rn = %d" % m, m, m), ("%d >= rn" % n, 1, n),
@@ -167,22 +178,30 @@ def gen_where(rng, rows, windowed):
 
 def gen_query(rng, qid, rows):
     shape = rng.choice(["topn", "topn", "topn", "agg", "agg", "dedup", "count"])
-    q = {"qid": qid, "shape": shape, "part_k": rng.random() < 0.3}
+    q = {"qid": qid, "shape": shape, "part": rng.choice([None, None, None, "k", "p2"])}
     if shape in ("topn", "agg", "count"):
         q["fn"] = rng.choice(["ROW_NUMBER", "RANK", "DENSE_RANK"])
         q["bound"] = gen_bound(rng)
         q["read_rank"] = rng.random() < 0.6
     if shape in ("topn", "count"):
         last = "id" if q["fn"] == "ROW_NUMBER" and rng.random() < 0.5 else None
-        q["items"] = gen_items(rng, ["v", "s", "id"] + (["ts"] if rng.random() < 0.2 else []), last)
+        q["items"] = gen_items(rng, ["v", "s", "id", "m3", "vk", "cs"] + (["ts"] if rng.random() < 0.2 else []),
+                               last)
         q["where"] = gen_where(rng, rows, True)
         if rng.random() < 0.25:
             c = rng.randint(1, 4)
             q["extra"] = ("id %% %d <> 0" % (c + 1), lambda r: r["id"] % (c + 1) != 0)
     elif shape == "agg":
-        q["part_k"] = False
-        q["items"] = gen_items(rng, ["cnt", "sv", "ms"], "k" if q["fn"] == "ROW_NUMBER" else None)
+        q["by_s"] = rng.random() < 0.3
+        q["part"] = "k" if q["by_s"] and rng.random() < 0.5 else None
+        q["items"] = gen_items(rng, ["cnt", "sv", "ms", "cf", "cd"], None)
+        if q["fn"] == "ROW_NUMBER":  # no two groups tie
+            for col in ["k", "gs"] if q["by_s"] else ["k"]:
+                if all(c != col for c, _, _, _ in q["items"]):
+                    q["items"].append((col, False, True, None))
         q["where"] = gen_where(rng, rows, False)
+        q["cf_c"] = rng.randint(0, 4)
+        q["having"] = rng.choice([None, None, 1, 2])
     else:
         q["desc"] = rng.random() < 0.5
         q["bound"] = rng.choice([("rn = 1", 1, 1), ("rn <= 1", 1, 1), ("rn < 2", 1, 1)])
@@ -190,16 +209,17 @@ def gen_query(rng, qid, rows):
     return q
 
 
-def tvf_sql(kind, size, slide):
+def tvf_sql(kind, size, slide, off):
     def iv(ms):
         return "INTERVAL '%d' SECOND" % (ms // SEC) if ms % SEC == 0 else "INTERVAL '%d' MILLISECOND" % ms
+    o = ", " + iv(off) if off else ""
     if kind == "TUMBLE":
-        return "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), %s))" % iv(size)
-    return "TABLE(%s(TABLE t, DESCRIPTOR(ts), %s, %s))" % (kind, iv(slide), iv(size))
+        return "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), %s%s))" % (iv(size), o)
+    return "TABLE(%s(TABLE t, DESCRIPTOR(ts), %s, %s%s))" % (kind, iv(slide), iv(size), o)
 
 
 def query_sql(q, tvf):
-    part = "window_start, window_end" + (", k" if q["part_k"] else "")
+    part = "window_start, window_end" + (", " + EXPRS.get(q["part"], q["part"]) if q["part"] else "")
     where = " WHERE " + q["where"][0] if q["where"] else ""
     if q["shape"] == "dedup":
         return ("SELECT id, CAST(NULL AS BIGINT), v, s, window_start, window_end FROM (SELECT *, ROW_NUMBER() "
@@ -212,10 +232,13 @@ def query_sql(q, tvf):
         return ("SELECT id, %s, v, s, window_start, window_end FROM (SELECT *, %s FROM %s%s) WHERE %s"
                 % (rank, over, tvf, where, bound))
     if q["shape"] == "agg":
-        return ("SELECT k, %s, cnt, CAST(sv AS STRING) || '/' || COALESCE(ms, '-'), window_start, window_end "
-                "FROM (SELECT *, %s FROM (SELECT k, window_start, window_end, COUNT(*) AS cnt, SUM(v) AS sv, "
-                "MAX(s) AS ms FROM %s%s GROUP BY k, window_start, window_end)) WHERE %s"
-                % (rank, over, tvf, where, bound))
+        return ("SELECT k, %s, cnt, COALESCE(CAST(sv AS STRING), 'n') || '/' || COALESCE(ms, 'n') || '/' || "
+                "CAST(cf AS STRING) || '/' || CAST(cd AS STRING) || '/' || COALESCE(gs, 'n'), window_start, window_end "
+                "FROM (SELECT *, %s FROM (SELECT k, %s AS gs, window_start, window_end, COUNT(*) AS cnt, SUM(v) AS sv, "
+                "MAX(s) AS ms, COUNT(*) FILTER (WHERE v > %d) AS cf, COUNT(DISTINCT v) AS cd FROM %s%s "
+                "GROUP BY k, %swindow_start, window_end%s)) WHERE %s"
+                % (rank, over, "s" if q["by_s"] else "'-'", q["cf_c"], tvf, where, "s, " if q["by_s"] else "",
+                   " HAVING COUNT(*) > %d" % q["having"] if q["having"] else "", bound))
     return ("SELECT COUNT(*), SUM(rn), SUM(v), CAST(NULL AS STRING), window_start, window_end FROM ("
             "SELECT id, v, rn, window_start, window_end FROM (SELECT *, %s FROM %s%s) WHERE %s) "
             "GROUP BY window_start, window_end" % (over, tvf, where, bound))
@@ -230,20 +253,31 @@ def expected(q, per):
         if q["shape"] == "agg":
             groups = {}
             for r in rows:
-                g = groups.setdefault(r["k"], {"k": r["k"], "cnt": 0, "sv": None, "ms": None})
+                gs = r["s"] if q["by_s"] else "-"
+                g = groups.setdefault((r["k"], gs), {"k": r["k"], "gs": gs, "cnt": 0, "sv": None, "ms": None,
+                                                     "cf": 0, "dv": set()})
                 g["cnt"] += 1
                 if r["v"] is not None:
                     g["sv"] = r["v"] + (g["sv"] or 0)
+                    g["dv"].add(r["v"])
+                    g["cf"] += r["v"] > q["cf_c"]
                 if r["s"] is not None and (g["ms"] is None or r["s"] > g["ms"]):
                     g["ms"] = r["s"]
-            for rank, g in ranked(list(groups.values()), q["fn"], q["items"]):
-                if lo <= rank <= hi:
-                    text = None if g["sv"] is None else "%s/%s" % (g["sv"], g["ms"] or "-")  # NULL || x is NULL
-                    out[(g["k"], rank if q["read_rank"] else None, g["cnt"], text, win[0], win[1])] += 1
+            aparts = collections.defaultdict(list)
+            for g in groups.values():
+                g["cd"] = len(g["dv"])
+                if not q["having"] or g["cnt"] > q["having"]:
+                    aparts[g["k"] if q["part"] else 0].append(g)
+            for gl in aparts.values():
+                for rank, g in ranked(gl, q["fn"], q["items"]):
+                    if lo <= rank <= hi:
+                        text = "/".join("n" if x is None else str(x)
+                                        for x in (g["sv"], g["ms"], g["cf"], g["cd"], g["gs"]))
+                        out[(g["k"], rank if q["read_rank"] else None, g["cnt"], text, win[0], win[1])] += 1
             continue
         parts = collections.defaultdict(list)
         for r in rows:
-            parts[r["k"] if q["part_k"] else 0].append(r)
+            parts[r[q["part"]] if q["part"] else 0].append(r)
         if q["shape"] == "dedup":
             for prows in parts.values():
                 keep = prows[0]
@@ -303,17 +337,28 @@ def run_case(case):
                                   (500, 2 * SEC)])
     else:
         slide, size = rng.choice([(SEC, 3 * SEC), (2 * SEC, 10 * SEC), (5 * SEC, 20 * SEC), (500, 2 * SEC)])
+    off = rng.choice([0, 0, 0, 250, 500, -500, 1000, -1000])
+    if abs(off) >= slide:
+        off = 0
     delay = rng.choice([0, 0, SEC, 3 * SEC, 10 * SEC])
     rows = gen_rows(rng, rng.randint(0, int(os.environ.get("WEIR_WRANK_ROWS", "80"))), rng.choice(BASES))
     par, batch, rocks = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024]), rng.random() < 0.3
     queries = [gen_query(rng, i, rows) for i in range(rng.randint(1, 6))]
-    case.note = "%s size %d ms slide %d ms, delay %d ms, %d rows, parallelism %d, batch size %d%s" % (
-        kind, size, slide, delay, len(rows), par, batch, ", rocksdb" if rocks else "")
+    case.note = "%s size %d ms slide %d ms offset %d ms, delay %d ms, %d rows, parallelism %d, batch size %d%s" % (
+        kind, size, slide, off, delay, len(rows), par, batch, ", rocksdb" if rocks else "")
     wm = "ts" if delay == 0 else "ts - INTERVAL '%d' SECOND" % (delay // SEC)
-    sql = ["CREATE TABLE t (id BIGINT, k INT, v INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS %s) "
+    # the plan of the window aggregations under the rankings must not change a result
+    sets = [("table.exec.mini-batch.enabled", rng.choice([None, "true"])),
+            ("table.optimizer.agg-phase-strategy", rng.choice([None, "ONE_PHASE", "TWO_PHASE"])),
+            ("table.optimizer.distinct-agg.split.enabled", rng.choice([None, "true"])),
+            ("table.optimizer.reuse-sub-plan-enabled", rng.choice([None, "false"]))]
+    sets = [(k, v) for k, v in sets if v]
+    case.note += "".join(", %s=%s" % kv for kv in sets)
+    sql = ["SET '%s' = '%s';" % kv for kv in sets]
+    sql += ["CREATE TABLE t (id BIGINT, k INT, v INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS %s) "
            "WITH ('connector' = 'filesystem', 'path' = 't.json', 'format' = 'json');" % wm]
     case.write("t.json", "".join(json_line(r) + "\n" for r in rows))
-    tvf = tvf_sql(kind, size, slide)
+    tvf = tvf_sql(kind, size, slide, off)
     for q in queries:
         sql.append("CREATE TABLE q%d (a BIGINT, b BIGINT, c BIGINT, d STRING, ws TIMESTAMP(3), we TIMESTAMP(3)) "
                    "WITH ('connector' = 'print', 'print-identifier' = 'q%d');" % (q["qid"], q["qid"]))
@@ -326,7 +371,7 @@ def run_case(case):
     got = {name: collections.Counter((val(a), val(b), val(c), val(d), wall_ms(ws), wall_ms(we))
                                      for a, b, c, d, ws, we in rs)
            for name, rs in printed.items()}
-    per = on_time(rows, delay, kind, size, slide)
+    per = on_time(rows, delay, kind, size, slide, off)
     for q in queries:
         what = "q%d (%s %s)" % (q["qid"], q["shape"], q.get("fn", "DESC" if q.get("desc") else "ASC"))
         probs += diffrun.multiset_problems(what, expected(q, per), got.get("q%d" % q["qid"], collections.Counter()))
