@@ -28,7 +28,9 @@ with mini-batch, two-phase and split distinct aggregation on or off:
           ORDER BY ts [DESC]) with rn = 1 or rn <= 1: the first row of
           each window and key, or the last;
   count   a window aggregation (COUNT(*), SUM(v)) GROUP BY window_start,
-          window_end over a window Top-N's rows (a cascade).
+          window_end over a window Top-N's rows (a cascade);
+  roll    a TUMBLE of 2 to 20 seconds over the window_time of a window
+          Top-N's or deduplication's rows, aggregated (a bigger window).
 The model (docs/sql.md, "Window Top-N and window deduplication"):
   - a row belongs to each window that holds its ts (CUMULATE: the windows
     [p, p + i * step) of its period p that hold it) and is dropped from a
@@ -177,8 +179,11 @@ def gen_where(rng, rows, windowed):
 
 
 def gen_query(rng, qid, rows):
-    shape = rng.choice(["topn", "topn", "topn", "agg", "agg", "dedup", "count"])
-    q = {"qid": qid, "shape": shape, "part": rng.choice([None, None, None, "k", "p2"])}
+    shape = rng.choice(["topn", "topn", "topn", "agg", "agg", "dedup", "count", "roll"])
+    roll = None
+    if shape == "roll":
+        shape, roll = rng.choice(["topn", "dedup"]), rng.choice([2, 5, 10, 20]) * SEC
+    q = {"roll": roll, "qid": qid, "shape": shape, "part": rng.choice([None, None, None, "k", "p2"])}
     if shape in ("topn", "agg", "count"):
         q["fn"] = rng.choice(["ROW_NUMBER", "RANK", "DENSE_RANK"])
         q["bound"] = gen_bound(rng)
@@ -219,18 +224,28 @@ def tvf_sql(kind, size, slide, off):
 
 
 def query_sql(q, tvf):
+    """The query's SELECT, and the view it reads (or None)."""
+    if not q["roll"]:
+        return inner_sql(q, tvf, "id, %s, v, s, window_start, window_end"), None
+    return ("SELECT COUNT(*), CAST(SUM(v) AS BIGINT), MAX(id), CAST(NULL AS STRING), window_start, window_end "
+            "FROM TABLE(TUMBLE(TABLE vq%d, DESCRIPTOR(wt), INTERVAL '%d' SECOND)) GROUP BY window_start, window_end"
+            % (q["qid"], q["roll"] // SEC),
+            "CREATE VIEW vq%d AS %s;" % (q["qid"], inner_sql(q, tvf, "id, v, window_time AS wt")))
+
+
+def inner_sql(q, tvf, cols):
     part = "window_start, window_end" + (", " + EXPRS.get(q["part"], q["part"]) if q["part"] else "")
     where = " WHERE " + q["where"][0] if q["where"] else ""
     if q["shape"] == "dedup":
-        return ("SELECT id, CAST(NULL AS BIGINT), v, s, window_start, window_end FROM (SELECT *, ROW_NUMBER() "
+        return ("SELECT %s FROM (SELECT *, ROW_NUMBER() "
                 "OVER (PARTITION BY %s ORDER BY ts%s) AS rn FROM %s) WHERE %s"
-                % (part, " DESC" if q["desc"] else "", tvf, q["bound"][0]))
+                % (cols.replace("%s", "CAST(NULL AS BIGINT)"), part, " DESC" if q["desc"] else "", tvf, q["bound"][0]))
     bound = q["bound"][0] + (" AND " + q["extra"][0] if q.get("extra") else "")
     rank = "rn" if q["read_rank"] else "CAST(NULL AS BIGINT)"
     over = "%s() OVER (PARTITION BY %s ORDER BY %s) AS rn" % (q["fn"], part, items_sql(q["items"]))
     if q["shape"] == "topn":
-        return ("SELECT id, %s, v, s, window_start, window_end FROM (SELECT *, %s FROM %s%s) WHERE %s"
-                % (rank, over, tvf, where, bound))
+        return ("SELECT %s FROM (SELECT *, %s FROM %s%s) WHERE %s"
+                % (cols.replace("%s", rank), over, tvf, where, bound))
     if q["shape"] == "agg":
         return ("SELECT k, %s, cnt, COALESCE(CAST(sv AS STRING), 'n') || '/' || COALESCE(ms, 'n') || '/' || "
                 "CAST(cf AS STRING) || '/' || CAST(cd AS STRING) || '/' || COALESCE(gs, 'n'), window_start, window_end "
@@ -245,6 +260,20 @@ def query_sql(q, tvf):
 
 
 def expected(q, per):
+    if not q["roll"]:
+        return expected_inner(q, per)
+    wins = {}
+    for (i, _, v, _, _, we), n in expected_inner(q, per).items():
+        t = we - 1  # window_time
+        w = wins.setdefault(t - t % q["roll"], [0, None, None])
+        w[0] += n
+        if v is not None:
+            w[1] = (w[1] or 0) + v * n
+        w[2] = i if w[2] is None else max(w[2], i)
+    return collections.Counter({(n, sv, mi, None, b, b + q["roll"]): 1 for b, (n, sv, mi) in wins.items()})
+
+
+def expected_inner(q, per):
     out = collections.Counter()
     lo, hi = q["bound"][1], q["bound"][2]
     for win, rows in per.items():
@@ -362,7 +391,10 @@ def run_case(case):
     for q in queries:
         sql.append("CREATE TABLE q%d (a BIGINT, b BIGINT, c BIGINT, d STRING, ws TIMESTAMP(3), we TIMESTAMP(3)) "
                    "WITH ('connector' = 'print', 'print-identifier' = 'q%d');" % (q["qid"], q["qid"]))
-        sql.append("INSERT INTO q%d %s;" % (q["qid"], query_sql(q, tvf)))
+        select, view = query_sql(q, tvf)
+        if view:
+            sql.append(view)
+        sql.append("INSERT INTO q%d %s;" % (q["qid"], select))
     case.write("job.sql", "\n".join(sql) + "\n")
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch, rocks), timeout=120)
     if p.returncode != 0:
@@ -373,9 +405,9 @@ def run_case(case):
            for name, rs in printed.items()}
     per = on_time(rows, delay, kind, size, slide, off)
     for q in queries:
-        what = "q%d (%s %s)" % (q["qid"], q["shape"], q.get("fn", "DESC" if q.get("desc") else "ASC"))
+        what = "q%d (%s%s %s)" % (q["qid"], "roll over " if q["roll"] else "", q["shape"], q.get("fn", "DESC" if q.get("desc") else "ASC"))
         probs += diffrun.multiset_problems(what, expected(q, per), got.get("q%d" % q["qid"], collections.Counter()))
-        case.counts[q["shape"] + " queries"] += 1
+        case.counts[("roll " if q["roll"] else "") + q["shape"] + " queries"] += 1
     case.counts["rows"] += len(rows)
     return probs
 
