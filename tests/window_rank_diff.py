@@ -52,7 +52,9 @@ WEIR_WRANK_ROWS the largest number of rows of a case (default 80).
 
 import collections
 import datetime as dt
+import decimal
 import functools
+import json
 import os
 import sys
 
@@ -63,8 +65,13 @@ UTC = dt.timezone.utc
 SEC = 1000
 BASES = [0, 1704067200000, 951782400000]  # 1970-01-01 (times before it too), 2024-01-01, 2000-02-29
 STRINGS = ["a", "b", "bb", "c", None]
+# values of the typed columns the rankings order by (a few of each, so they tie)
+DOUBLES = [-1e10, -2.5, -0.125, 0.0, 0.5, 3.0, 1.5e-7, 7e300, None]
+DECIMALS = ["-12345678.99", "-0.01", "0.00", "0.25", "1.10", "99999999.99", None]
+BIGINTS = [-9007199254740993, -4294967296, -1, 0, 1, 4294967296, 4294967297, 9223372036854775807, None]
+UNICODE = ["a", "Z", "\u00e9", "e\u0301", "\u65e5\u672c", "\U0001f600", "\uffff", "", None]
 # expressions the queries partition and order by, as the rows' columns of the same name
-EXPRS = {"m3": "MOD(id, 3)", "p2": "MOD(id, 2)", "vk": "v + k", "cs": "COALESCE(s, 'zz')"}
+EXPRS = {"md": "m", "m3": "MOD(id, 3)", "p2": "MOD(id, 2)", "vk": "v + k", "cs": "COALESCE(s, 'zz')"}
 
 
 def windows_of(ts, kind, size, slide, off=0):
@@ -100,6 +107,8 @@ def gen_rows(rng, n, base):
              "v": None if rng.random() < 0.15 else rng.randint(0, 5),
              "s": rng.choice(STRINGS),
              "ts": ts}
+        r.update(d=rng.choice(DOUBLES), m=rng.choice(DECIMALS), g=rng.choice(BIGINTS), u=rng.choice(UNICODE))
+        r["md"] = None if r["m"] is None else decimal.Decimal(r["m"])
         r.update(m3=r["id"] % 3, p2=r["id"] % 2, vk=None if r["v"] is None or r["k"] is None else r["v"] + r["k"],
                  cs="zz" if r["s"] is None else r["s"])
         rows.append(r)
@@ -190,7 +199,8 @@ def gen_query(rng, qid, rows):
         q["read_rank"] = rng.random() < 0.6
     if shape in ("topn", "count"):
         last = "id" if q["fn"] == "ROW_NUMBER" and rng.random() < 0.5 else None
-        q["items"] = gen_items(rng, ["v", "s", "id", "m3", "vk", "cs"] + (["ts"] if rng.random() < 0.2 else []),
+        typed = rng.sample(["d", "md", "g", "u"], 2) if rng.random() < 0.4 else []
+        q["items"] = gen_items(rng, ["v", "s", "id", "m3", "vk", "cs"] + typed + (["ts"] if rng.random() < 0.2 else []),
                                last)
         q["where"] = gen_where(rng, rows, True)
         if rng.random() < 0.25:
@@ -334,10 +344,8 @@ def ts_text(ms):
 
 
 def json_line(r):
-    def j(x):
-        return "null" if x is None else '"%s"' % x if isinstance(x, str) else str(x)
-    return '{"id": %d, "k": %s, "v": %s, "s": %s, "ts": "%s"}' % (r["id"], j(r["k"]), j(r["v"]), j(r["s"]),
-                                                                ts_text(r["ts"]))
+    return json.dumps({"id": r["id"], "k": r["k"], "v": r["v"], "s": r["s"], "d": r["d"], "g": r["g"], "u": r["u"],
+                       "ts": ts_text(r["ts"])})[:-1] + ', "m": %s}' % ("null" if r["m"] is None else r["m"])
 
 
 def wall_ms(text):
@@ -384,7 +392,8 @@ def run_case(case):
     sets = [(k, v) for k, v in sets if v]
     case.note += "".join(", %s=%s" % kv for kv in sets)
     sql = ["SET '%s' = '%s';" % kv for kv in sets]
-    sql += ["CREATE TABLE t (id BIGINT, k INT, v INT, s STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS %s) "
+    sql += ["CREATE TABLE t (id BIGINT, k INT, v INT, s STRING, d DOUBLE, m DECIMAL(10, 2), g BIGINT, u STRING, "
+            "ts TIMESTAMP(3), WATERMARK FOR ts AS %s) "
            "WITH ('connector' = 'filesystem', 'path' = 't.json', 'format' = 'json');" % wm]
     case.write("t.json", "".join(json_line(r) + "\n" for r in rows))
     tvf = tvf_sql(kind, size, slide, off)
