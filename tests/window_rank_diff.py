@@ -18,7 +18,8 @@ with mini-batch, two-phase and split distinct aggregation on or off:
           s, k or window_end) or none, a bound rn <= N, rn < N, rn = N,
           N >= rn, rn BETWEEN M AND N, rn >= M AND rn <= N or rn > M AND
           rn < N, sometimes one more condition beside the bound, the rank
-          number read or not;
+          number read or not; the window's bounds renamed in a subquery
+          (PARTITION BY wb, wa) now and then;
   agg     the same ranking over a window aggregation (COUNT(*), SUM(v),
           MAX(s), COUNT(*) FILTER (WHERE v > c), COUNT(DISTINCT v) per k
           [and s] and window, a WHERE under it or none, a HAVING or none),
@@ -203,6 +204,7 @@ def gen_query(rng, qid, rows):
         q["items"] = gen_items(rng, ["v", "s", "id", "m3", "vk", "cs"] + typed + (["ts"] if rng.random() < 0.2 else []),
                                last)
         q["where"] = gen_where(rng, rows, True)
+        q["rename"] = not roll and rng.random() < 0.2
         if rng.random() < 0.25:
             c = rng.randint(1, 4)
             q["extra"] = ("id %% %d <> 0" % (c + 1), lambda r: r["id"] % (c + 1) != 0)
@@ -253,6 +255,12 @@ def inner_sql(q, tvf, cols):
     bound = q["bound"][0] + (" AND " + q["extra"][0] if q.get("extra") else "")
     rank = "rn" if q["read_rank"] else "CAST(NULL AS BIGINT)"
     over = "%s() OVER (PARTITION BY %s ORDER BY %s) AS rn" % (q["fn"], part, items_sql(q["items"]))
+    if q["shape"] == "topn" and q["rename"]:
+        # the window's bounds under other names, partitioned in the other order
+        src = "(SELECT id, k, v, s, d, m, g, u, ts, window_start AS wa, window_end AS wb FROM %s)" % tvf
+        return ("SELECT %s FROM (SELECT *, %s FROM %s%s) WHERE %s"
+                % (cols.replace("%s", rank).replace("window_start, window_end", "wa, wb"),
+                   over.replace("window_start, window_end", "wb, wa"), src, where.replace("window_end", "wb"), bound))
     if q["shape"] == "topn":
         return ("SELECT %s FROM (SELECT *, %s FROM %s%s) WHERE %s"
                 % (cols.replace("%s", rank), over, tvf, where, bound))
