@@ -371,62 +371,96 @@ def val(text):
         return text
 
 
-def run_case(case):
-    rng = case.rng
-    kind = rng.choice(["TUMBLE", "HOP", "CUMULATE"])
+class Job:
+    pass
+
+
+def gen_job(rng):
+    """A random case: its windows, watermark delay, rows, queries and settings."""
+    j = Job()
+    j.kind = kind = rng.choice(["TUMBLE", "HOP", "CUMULATE"])
     if kind == "TUMBLE":
-        size = rng.choice([500, 2 * SEC, 3 * SEC, 5 * SEC, 10 * SEC])
-        slide = size
+        j.size = rng.choice([500, 2 * SEC, 3 * SEC, 5 * SEC, 10 * SEC])
+        j.slide = j.size
     elif kind == "HOP":
-        slide, size = rng.choice([(SEC, 2 * SEC), (SEC, 3 * SEC), (2 * SEC, 6 * SEC), (5 * SEC, 10 * SEC),
-                                  (500, 2 * SEC)])
+        j.slide, j.size = rng.choice([(SEC, 2 * SEC), (SEC, 3 * SEC), (2 * SEC, 6 * SEC), (5 * SEC, 10 * SEC),
+                                      (500, 2 * SEC)])
     else:
-        slide, size = rng.choice([(SEC, 3 * SEC), (2 * SEC, 10 * SEC), (5 * SEC, 20 * SEC), (500, 2 * SEC)])
-    off = rng.choice([0, 0, 0, 250, 500, -500, 1000, -1000])
-    if abs(off) >= slide:
-        off = 0
-    delay = rng.choice([0, 0, SEC, 3 * SEC, 10 * SEC])
-    rows = gen_rows(rng, rng.randint(0, int(os.environ.get("WEIR_WRANK_ROWS", "80"))), rng.choice(BASES))
-    par, batch, rocks = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024]), rng.random() < 0.3
-    queries = [gen_query(rng, i, rows) for i in range(rng.randint(1, 6))]
-    case.note = "%s size %d ms slide %d ms offset %d ms, delay %d ms, %d rows, parallelism %d, batch size %d%s" % (
-        kind, size, slide, off, delay, len(rows), par, batch, ", rocksdb" if rocks else "")
-    wm = "ts" if delay == 0 else "ts - INTERVAL '%d' SECOND" % (delay // SEC)
+        j.slide, j.size = rng.choice([(SEC, 3 * SEC), (2 * SEC, 10 * SEC), (5 * SEC, 20 * SEC), (500, 2 * SEC)])
+    j.off = rng.choice([0, 0, 0, 250, 500, -500, 1000, -1000])
+    if abs(j.off) >= j.slide:
+        j.off = 0
+    j.delay = rng.choice([0, 0, SEC, 3 * SEC, 10 * SEC])
+    j.rows = gen_rows(rng, rng.randint(0, int(os.environ.get("WEIR_WRANK_ROWS", "80"))), rng.choice(BASES))
+    j.parallelism, j.batch, j.rocksdb = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024]), rng.random() < 0.3
+    j.queries = [gen_query(rng, i, j.rows) for i in range(rng.randint(1, 6))]
     # the plan of the window aggregations under the rankings must not change a result
     sets = [("table.exec.mini-batch.enabled", rng.choice([None, "true"])),
             ("table.optimizer.agg-phase-strategy", rng.choice([None, "ONE_PHASE", "TWO_PHASE"])),
             ("table.optimizer.distinct-agg.split.enabled", rng.choice([None, "true"])),
             ("table.optimizer.reuse-sub-plan-enabled", rng.choice([None, "false"]))]
-    sets = [(k, v) for k, v in sets if v]
-    case.note += "".join(", %s=%s" % kv for kv in sets)
-    sql = ["SET '%s' = '%s';" % kv for kv in sets]
+    j.sets = [(k, v) for k, v in sets if v]
+    j.note = "%s size %d ms slide %d ms offset %d ms, delay %d ms, %d rows%s" % (
+        kind, j.size, j.slide, j.off, j.delay, len(j.rows), "".join(", %s=%s" % kv for kv in j.sets))
+    return j
+
+
+def job_sql(j):
+    """The job's statements: t over in.json, one print sink q<i> a query (columns a, b, c BIGINT, d
+    STRING, ws, we TIMESTAMP(3))."""
+    wm = "ts" if j.delay == 0 else "ts - INTERVAL '%d' SECOND" % (j.delay // SEC)
+    sql = ["SET '%s' = '%s';" % kv for kv in j.sets]
     sql += ["CREATE TABLE t (id BIGINT, k INT, v INT, s STRING, d DOUBLE, m DECIMAL(10, 2), g BIGINT, u STRING, "
             "ts TIMESTAMP(3), WATERMARK FOR ts AS %s) "
-           "WITH ('connector' = 'filesystem', 'path' = 't.json', 'format' = 'json');" % wm]
-    case.write("t.json", "".join(json_line(r) + "\n" for r in rows))
-    tvf = tvf_sql(kind, size, slide, off)
-    for q in queries:
+            "WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');" % wm]
+    tvf = tvf_sql(j.kind, j.size, j.slide, j.off)
+    for q in j.queries:
         sql.append("CREATE TABLE q%d (a BIGINT, b BIGINT, c BIGINT, d STRING, ws TIMESTAMP(3), we TIMESTAMP(3)) "
                    "WITH ('connector' = 'print', 'print-identifier' = 'q%d');" % (q["qid"], q["qid"]))
         select, view = query_sql(q, tvf)
         if view:
             sql.append(view)
         sql.append("INSERT INTO q%d %s;" % (q["qid"], select))
-    case.write("job.sql", "\n".join(sql) + "\n")
-    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch, rocks), timeout=120)
+    return "\n".join(sql) + "\n"
+
+
+def input_text(j):
+    return "".join(json_line(r) + "\n" for r in j.rows)
+
+
+def check_lines(j, lines, counts):
+    """The problems of printed lines (`q<i>> +I[...]`, and `-D[...]`, which
+    takes a row back) against the model."""
+    got, probs = collections.defaultdict(collections.Counter), []
+    for line in lines:
+        head, _, rest = line.partition("> ")
+        if rest[:3] not in ("+I[", "-D[") or not rest.endswith("]"):
+            probs.append("unexpected line: " + line)
+            continue
+        a, b, c, d, ws, we = rest[3:-1].split(", ")
+        got[head.split(":")[0]][(val(a), val(b), val(c), val(d), wall_ms(ws), wall_ms(we))] += \
+            1 if rest[0] == "+" else -1
+    per = on_time(j.rows, j.delay, j.kind, j.size, j.slide, j.off)
+    for q in j.queries:
+        what = "q%d (%s%s %s)" % (q["qid"], "roll over " if q["roll"] else "", q["shape"],
+                                  q.get("fn", "DESC" if q.get("desc") else "ASC"))
+        probs += diffrun.multiset_problems(what, expected(q, per), +got["q%d" % q["qid"]])
+        counts[("roll " if q["roll"] else "") + q["shape"] + " queries"] += 1
+    counts["rows"] += len(j.rows)
+    return probs
+
+
+def run_case(case):
+    j = gen_job(case.rng)
+    case.note = "%s, parallelism %d, batch size %d%s" % (j.note, j.parallelism, j.batch,
+                                                          ", rocksdb" if j.rocksdb else "")
+    case.write("in.json", input_text(j))
+    case.write("job.sql", job_sql(j))
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb),
+                      timeout=120)
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
-    printed, probs = diffrun.print_inserts(p.stdout)
-    got = {name: collections.Counter((val(a), val(b), val(c), val(d), wall_ms(ws), wall_ms(we))
-                                     for a, b, c, d, ws, we in rs)
-           for name, rs in printed.items()}
-    per = on_time(rows, delay, kind, size, slide, off)
-    for q in queries:
-        what = "q%d (%s%s %s)" % (q["qid"], "roll over " if q["roll"] else "", q["shape"], q.get("fn", "DESC" if q.get("desc") else "ASC"))
-        probs += diffrun.multiset_problems(what, expected(q, per), got.get("q%d" % q["qid"], collections.Counter()))
-        case.counts[("roll " if q["roll"] else "") + q["shape"] + " queries"] += 1
-    case.counts["rows"] += len(rows)
-    return probs
+    return check_lines(j, p.stdout.splitlines(), case.counts)
 
 
 if __name__ == "__main__":
