@@ -44,6 +44,7 @@ The model (docs/sql.md, "Window Top-N and window deduplication"):
   - deduplication ASC keeps the smallest ts (the first to arrive among
     equal ones), DESC the largest (the last to arrive among equal ones).
 Windows have an offset now and then. Output rows are compared as multisets.
+tests/restore_diff.py (family rank) draws the same jobs and restores them.
 
 Usage: window_rank_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED replays a run, WEIR_WRANK_JOB=i one case of it;
