@@ -43,7 +43,8 @@ The model (docs/sql.md, "Window Top-N and window deduplication"):
     NULLs first, DESC last) unless NULLS FIRST / LAST is written;
   - deduplication ASC keeps the smallest ts (the first to arrive among
     equal ones), DESC the largest (the last to arrive among equal ones).
-Windows have an offset now and then. Output rows are compared as multisets.
+Windows have an offset now and then; the window table functions read a
+view that filters t now and then (rows it removes still move the watermark). Output rows are compared as multisets.
 tests/restore_diff.py (family rank) draws the same jobs and restores them.
 
 Usage: window_rank_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
@@ -86,12 +87,13 @@ def windows_of(ts, kind, size, slide, off=0):
     return [(p, p + i * slide) for i in range(1, size // slide + 1) if p + i * slide > ts]
 
 
-def on_time(rows, delay, kind, size, slide, off):
-    """{window: [row, ...]} of the rows on time in each window, in arrival order."""
+def on_time(rows, delay, kind, size, slide, off, keep=None):
+    """{window: [row, ...]} of the rows on time in each window, in arrival
+    order; rows keep() refuses move the watermark but join no window."""
     per = collections.defaultdict(list)
     w = None
     for r in rows:
-        for win in windows_of(r["ts"], kind, size, slide, off):
+        for win in windows_of(r["ts"], kind, size, slide, off) if keep is None or keep(r) else []:
             if w is None or win[1] > w:
                 per[win].append(r)
         w = r["ts"] - delay if w is None else max(w, r["ts"] - delay)
@@ -393,6 +395,10 @@ def gen_job(rng):
         j.off = 0
     j.delay = rng.choice([0, 0, SEC, 3 * SEC, 10 * SEC])
     j.rows = gen_rows(rng, rng.randint(0, int(os.environ.get("WEIR_WRANK_ROWS", "80"))), rng.choice(BASES))
+    # the window table functions read a view that filters t, now and then
+    c = rng.randint(2, 4)
+    j.view = rng.choice([None, None, None, ("id %% %d <> 1" % c, lambda r: r["id"] % c != 1),
+                         ("v IS NULL OR v < %d" % c, lambda r: r["v"] is None or r["v"] < c)])
     j.parallelism, j.batch, j.rocksdb = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024]), rng.random() < 0.3
     j.queries = [gen_query(rng, i, j.rows) for i in range(rng.randint(1, 6))]
     # the plan of the window aggregations under the rankings must not change a result
@@ -401,8 +407,8 @@ def gen_job(rng):
             ("table.optimizer.distinct-agg.split.enabled", rng.choice([None, "true"])),
             ("table.optimizer.reuse-sub-plan-enabled", rng.choice([None, "false"]))]
     j.sets = [(k, v) for k, v in sets if v]
-    j.note = "%s size %d ms slide %d ms offset %d ms, delay %d ms, %d rows%s" % (
-        kind, j.size, j.slide, j.off, j.delay, len(j.rows), "".join(", %s=%s" % kv for kv in j.sets))
+    j.note = "%s size %d ms slide %d ms offset %d ms, delay %d ms, %d rows%s%s" % (
+        kind, j.size, j.slide, j.off, j.delay, len(j.rows), ", view WHERE " + j.view[0] if j.view else "", "".join(", %s=%s" % kv for kv in j.sets))
     return j
 
 
@@ -415,6 +421,9 @@ def job_sql(j):
             "ts TIMESTAMP(3), WATERMARK FOR ts AS %s) "
             "WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');" % wm]
     tvf = tvf_sql(j.kind, j.size, j.slide, j.off)
+    if j.view:
+        sql.append("CREATE VIEW tv AS SELECT * FROM t WHERE %s;" % j.view[0])
+        tvf = tvf.replace("TABLE t,", "TABLE tv,")
     for q in j.queries:
         sql.append("CREATE TABLE q%d (a BIGINT, b BIGINT, c BIGINT, d STRING, ws TIMESTAMP(3), we TIMESTAMP(3)) "
                    "WITH ('connector' = 'print', 'print-identifier' = 'q%d');" % (q["qid"], q["qid"]))
@@ -441,13 +450,14 @@ def check_lines(j, lines, counts):
         a, b, c, d, ws, we = rest[3:-1].split(", ")
         got[head.split(":")[0]][(val(a), val(b), val(c), val(d), wall_ms(ws), wall_ms(we))] += \
             1 if rest[0] == "+" else -1
-    per = on_time(j.rows, j.delay, j.kind, j.size, j.slide, j.off)
+    per = on_time(j.rows, j.delay, j.kind, j.size, j.slide, j.off, j.view[1] if j.view else None)
     for q in j.queries:
         what = "q%d (%s%s %s)" % (q["qid"], "roll over " if q["roll"] else "", q["shape"],
                                   q.get("fn", "DESC" if q.get("desc") else "ASC"))
         probs += diffrun.multiset_problems(what, expected(q, per), +got["q%d" % q["qid"]])
         counts[("roll " if q["roll"] else "") + q["shape"] + " queries"] += 1
     counts["rows"] += len(j.rows)
+    counts["jobs over a view"] += bool(j.view)
     return probs
 
 
