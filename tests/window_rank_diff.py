@@ -30,6 +30,8 @@ with mini-batch, two-phase and split distinct aggregation on or off:
           each window and key, or the last;
   count   a window aggregation (COUNT(*), SUM(v)) GROUP BY window_start,
           window_end over a window Top-N's rows (a cascade);
+  join    a window join (INNER, LEFT, RIGHT, FULL) ON the windows and k of
+          two window Top-Ns' or deduplications' rows;
   roll    a TUMBLE of 2 to 20 seconds over the window_time of a window
           Top-N's or deduplication's rows, aggregated (a bigger window).
 The model (docs/sql.md, "Window Top-N and window deduplication"):
@@ -191,8 +193,14 @@ def gen_where(rng, rows, windowed):
     return rng.choice(choices)
 
 
-def gen_query(rng, qid, rows):
-    shape = rng.choice(["topn", "topn", "topn", "agg", "agg", "dedup", "count", "roll"])
+def gen_query(rng, qid, rows, shape=None):
+    shape = shape or rng.choice(["topn", "topn", "topn", "agg", "agg", "dedup", "count", "roll", "join"])
+    if shape == "join":
+        sides = [gen_query(rng, qid, rows, rng.choice(["topn", "dedup"])) for _ in range(2)]
+        for side in sides:
+            side["rename"] = False
+        return {"roll": None, "qid": qid, "shape": "join", "sides": sides,
+                "type": rng.choice(["INNER", "LEFT", "RIGHT", "FULL"])}
     roll = None
     if shape == "roll":
         shape, roll = rng.choice(["topn", "dedup"]), rng.choice([2, 5, 10, 20]) * SEC
@@ -240,6 +248,11 @@ def tvf_sql(kind, size, slide, off):
 
 def query_sql(q, tvf):
     """The query's SELECT, and the view it reads (or None)."""
+    if q["shape"] == "join":
+        l, r = (inner_sql(side, tvf, "id, k, v, window_start, window_end") for side in q["sides"])
+        return ("SELECT L.id, R.id, L.v, CAST(NULL AS STRING), COALESCE(L.window_start, R.window_start), "
+                "COALESCE(L.window_end, R.window_end) FROM (%s) L %s JOIN (%s) R ON L.window_start = "
+                "R.window_start AND L.window_end = R.window_end AND L.k = R.k" % (l, q["type"], r)), None
     if not q["roll"]:
         return inner_sql(q, tvf, "id, %s, v, s, window_start, window_end"), None
     return ("SELECT COUNT(*), CAST(SUM(v) AS BIGINT), MAX(id), CAST(NULL AS STRING), window_start, window_end "
@@ -280,7 +293,39 @@ def inner_sql(q, tvf, cols):
             "GROUP BY window_start, window_end" % (over, tvf, where, bound))
 
 
+def expected_join(q, per):
+    """A window join of two rankings' rows on k (NULL meets nothing), outer sides padded."""
+    byid = {r["id"]: r for rows in per.values() for r in rows}
+    sides = []
+    for side in q["sides"]:
+        wins = collections.defaultdict(list)
+        for (i, _, _, _, ws, we), n in expected_inner(side, per).items():
+            wins[(ws, we)] += [byid[i]] * n
+        sides.append(wins)
+    out = collections.Counter()
+    for win in set(sides[0]) | set(sides[1]):
+        ls, rs = sides[0].get(win, []), sides[1].get(win, [])
+        lhit, rhit = set(), set()
+        for a in ls:
+            for b in rs:
+                if a["k"] is not None and a["k"] == b["k"]:
+                    out[(a["id"], b["id"], a["v"], None, win[0], win[1])] += 1
+                    lhit.add(a["id"])
+                    rhit.add(b["id"])
+        if q["type"] in ("LEFT", "FULL"):
+            for a in ls:
+                if a["id"] not in lhit:
+                    out[(a["id"], None, a["v"], None, win[0], win[1])] += 1
+        if q["type"] in ("RIGHT", "FULL"):
+            for b in rs:
+                if b["id"] not in rhit:
+                    out[(None, b["id"], None, None, win[0], win[1])] += 1
+    return out
+
+
 def expected(q, per):
+    if q["shape"] == "join":
+        return expected_join(q, per)
     if not q["roll"]:
         return expected_inner(q, per)
     wins = {}
@@ -453,7 +498,7 @@ def check_lines(j, lines, counts):
     per = on_time(j.rows, j.delay, j.kind, j.size, j.slide, j.off, j.view[1] if j.view else None)
     for q in j.queries:
         what = "q%d (%s%s %s)" % (q["qid"], "roll over " if q["roll"] else "", q["shape"],
-                                  q.get("fn", "DESC" if q.get("desc") else "ASC"))
+                                  q.get("fn", q.get("type", "DESC" if q.get("desc") else "ASC")))
         probs += diffrun.multiset_problems(what, expected(q, per), +got["q%d" % q["qid"]])
         counts[("roll " if q["roll"] else "") + q["shape"] + " queries"] += 1
     counts["rows"] += len(j.rows)
