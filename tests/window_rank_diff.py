@@ -453,7 +453,8 @@ def gen_job(rng):
             ("table.optimizer.reuse-sub-plan-enabled", rng.choice([None, "false"]))]
     j.sets = [(k, v) for k, v in sets if v]
     j.note = "%s size %d ms slide %d ms offset %d ms, delay %d ms, %d rows%s%s" % (
-        kind, j.size, j.slide, j.off, j.delay, len(j.rows), ", view WHERE " + j.view[0] if j.view else "", "".join(", %s=%s" % kv for kv in j.sets))
+        kind, j.size, j.slide, j.off, j.delay, len(j.rows), ", view WHERE " + j.view[0] if j.view else "",
+        "".join(", %s=%s" % kv for kv in j.sets))
     return j
 
 
