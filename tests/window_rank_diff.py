@@ -66,7 +66,6 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import diffrun  # noqa: E402
 
-UTC = dt.timezone.utc
 SEC = 1000
 BASES = [0, 1704067200000, 951782400000]  # 1970-01-01 (times before it too), 2024-01-01, 2000-02-29
 STRINGS = ["a", "b", "bb", "c", None]
