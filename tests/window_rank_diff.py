@@ -5,7 +5,8 @@ python model that shares no code with weir (tests/test_window_rank_diff.sh
 runs it).
 
 Each case is one random stream t (id, k, v, s, ts: out of order, ties in
-time and in v and s, NULLs in k, v and s, rows later than the watermark),
+time and in v and s (in a quarter of the cases v and s take two values),
+NULLs in k, v and s, typed columns to order by, rows later than the watermark),
 one JSON file (one split, so W = max(ts so far) - delay, taking effect
 after each row), and a batch of random queries in one `weir run` at a
 random parallelism (1/2/4), batch size (1/7/1024), on the heap or RocksDB,
@@ -101,7 +102,8 @@ def on_time(rows, delay, kind, size, slide, off, keep=None):
     return per
 
 
-def gen_rows(rng, n, base):
+def gen_rows(rng, n, base, narrow=False):
+    """n rows from about base on; narrow: v and s of two values each and NULL (ties everywhere)."""
     rows, t = [], base + rng.randrange(-20 * SEC, 20 * SEC)
     for i in range(n):
         t += rng.choice([0, 0, 200, 500, SEC, 1700, 3 * SEC])
@@ -109,8 +111,8 @@ def gen_rows(rng, n, base):
         ts = t - rng.randrange(6 * SEC) if x < 0.2 else t - rng.randrange(30 * SEC) if x < 0.25 else t
         r = {"id": i + 1,
              "k": None if rng.random() < 0.1 else rng.randint(0, 2),
-             "v": None if rng.random() < 0.15 else rng.randint(0, 5),
-             "s": rng.choice(STRINGS),
+             "v": None if rng.random() < 0.15 else rng.randint(0, 1 if narrow else 5),
+             "s": rng.choice(["a", "b", None] if narrow else STRINGS),
              "ts": ts}
         r.update(d=rng.choice(DOUBLES), m=rng.choice(DECIMALS), g=rng.choice(BIGINTS), u=rng.choice(UNICODE))
         r["md"] = None if r["m"] is None else decimal.Decimal(r["m"])
@@ -438,7 +440,8 @@ def gen_job(rng):
     if abs(j.off) >= j.slide:
         j.off = 0
     j.delay = rng.choice([0, 0, SEC, 3 * SEC, 10 * SEC])
-    j.rows = gen_rows(rng, rng.randint(0, int(os.environ.get("WEIR_WRANK_ROWS", "80"))), rng.choice(BASES))
+    j.rows = gen_rows(rng, rng.randint(0, int(os.environ.get("WEIR_WRANK_ROWS", "80"))), rng.choice(BASES),
+                      rng.random() < 0.25)
     # the window table functions read a view that filters t, now and then
     c = rng.randint(2, 4)
     j.view = rng.choice([None, None, None, ("id %% %d <> 1" % c, lambda r: r["id"] % c != 1),
