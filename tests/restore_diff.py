@@ -13,7 +13,11 @@ that generator's oracle (both imported, no code shared with weir):
              deduplication, regular and interval joins, semi/anti joins;
   cdc        cdc_diff.py: debezium-json sources (one history per table in
              a folder) under filters, GROUP BY, DISTINCT, joins, Top-N,
-             and PRIMARY KEY sinks with the upsert materializer (FORCE).
+             and PRIMARY KEY sinks with the upsert materializer (FORCE);
+  rank       window_rank_diff.py: window Top-N (ROW_NUMBER, RANK,
+             DENSE_RANK; over window table functions and window
+             aggregations) and window deduplication, TUMBLE, HOP and
+             CUMULATE windows, late rows.
 Every result goes to a filesystem sink in debezium-json (the print sinks of
 the first two generators are swapped for one), so what a case compares is
 the committed output: the visible files, which the sinks make visible
@@ -59,7 +63,7 @@ output is folded in the order the files were written (each subtask's
 history in order, across runs) and compared with the oracle over all the
 input: no row lost or doubled, no retraction of a row that is not there.
 
-What it does not cover: changelog jobs and the other half of the window
+What it does not cover: changelog and rank jobs and the other half of the window
 jobs read one input file that is there from the start (their oracles model
 the watermark of one split), so their restored runs mostly resume with all
 rows read and windows, timers and state pending, not half way through the
@@ -104,8 +108,9 @@ import diffrun  # noqa: E402
 import sql_diff as sd  # noqa: E402
 import changelog_diff as cl  # noqa: E402
 import cdc_diff as cdc  # noqa: E402
+import window_rank_diff as wr  # noqa: E402
 
-ALL_FAMILIES = {"window", "changelog", "cdc"}
+ALL_FAMILIES = {"window", "changelog", "cdc", "rank"}
 WINDOW_FEATS = sd.ALL_FEATS - {"late", "late-columns", "hint-options"}
 HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill", "again"]
 
@@ -414,6 +419,29 @@ class ChangelogJob(WindowJob):
         return flat(cl.check_lines(self.j, self.j.queries, lines))
 
 
+class RankJob(ChangelogJob):
+    family = "rank"
+
+    def __init__(self, case):
+        self.j = wr.gen_job(case.rng)
+        self.parallelism, self.batch = self.j.parallelism, self.j.batch
+        self.files = None
+
+    def text(self, interval):
+        return json_job_text(wr.job_sql(self.j), interval)
+
+    def grow(self, case, i, last):
+        os.makedirs(case.path("in"), exist_ok=True)
+        if i == 0:
+            with open(case.path("in", "in.json"), "w") as f:
+                f.write(wr.input_text(self.j))
+
+    def problems(self, case):
+        lines = print_lines(case, [("q%d" % q["qid"], ["big", "big", "big", "str", "ts", "ts"])
+                                   for q in self.j.queries])
+        return wr.check_lines(self.j, lines, collections.Counter())
+
+
 class CdcJob:
     family = "cdc"
 
@@ -552,6 +580,8 @@ def run_case(case):
         job = WindowJob(case)
     elif family == "changelog":
         job = ChangelogJob(case)
+    elif family == "rank":
+        job = RankJob(case)
     else:
         job = CdcJob(case, n_int + 1)
     interval = rng.choice([20, 50, 100])
