@@ -9,10 +9,11 @@ Each case is a schedule for tests/tools/idle_driver.c (weir-idle-driver):
 moves only between passes; in each pass a split delivers a few records (keys,
 event times, values), or nothing, or nothing while it says it has a backlog
 (rows it has not read yet, as a Kafka partition behind its high watermark),
-or its end. Splits run at different event-time speeds, fall silent for
-stretches (all of them at once now and then), come back ahead of the others
-or behind them (with records the watermark has passed), and end at different
-passes. Random settings: the bounded out-of-orderness delay, the idle timeout
+or its end; in a fifth of the cases the splits say themselves when they
+are idle (as a repartition topic's reader does) instead of a timeout.
+Splits run at different event-time speeds, fall silent for stretches (all
+of them at once now and then), come back ahead of the others or behind
+them (with records the watermark has passed), and end at different passes. Random settings: the bounded out-of-orderness delay, the idle timeout
 (on the watermark spec, on the job, both, or off), the batch size, the window
 (TUMBLE or HOP) with COUNT(*), SUM, MIN and MAX of v per key, the allowed
 lateness, the accumulation mode (accumulating, discarding, retracting) and
@@ -27,7 +28,9 @@ lag-aware", docs/windows.md "Semantics, exactly", DESIGN.md "Time"):
     idle timeout (processing time: the pass's time minus that of its last
     records or backlog, or of the start) turns idle; a split with a backlog
     is not idle (and one that was idle is active again); its next record
-    makes an idle split active again;
+    makes an idle split active again; splits that say when they are idle
+    are idle exactly while they say so (asked after each read, after its
+    rows), whatever the timeout and the backlog;
   - the subtask's watermark is the minimum over its active splits that have
     not ended, never going back; when every split that has not ended is
     idle it is the largest of their watermarks; at the end of every split
@@ -53,8 +56,8 @@ the watermark cannot be late).
 Not covered: several source subtasks (which split's watermark reaches an
 operator of several inputs first is a matter of thread timing, so results
 are not a function of the schedule), sessions and CUMULATE windows, early
-and processing-time firings, splits that report their own watermark or
-their own idleness, restores (tests/restore_diff.py).
+and processing-time firings, splits that report their own watermark,
+restores (tests/restore_diff.py).
 
 Usage: idle_diff.py --weir DRIVER [--cases N] [--seed S] [--out DIR]
 Environment: WEIR_SEED replays a run, WEIR_IDLEDIFF_CASE=i one case of it;
@@ -90,6 +93,9 @@ def gen_case(rng):
         "spec": (timeout, 0), "job": (0, timeout), "both": (timeout, rng.choice([1, 500])),
         "never": (-1, timeout), "off": (0, 0)}[how]
     j.timeout = timeout if how not in ("never", "off") else 0
+    # Now and then the splits say themselves when they are idle (a
+    # repartition topic's reader): no timeout, no backlog, then.
+    j.self_idle = rng.random() < 0.2
     j.batch = rng.choice([1, 2, 3, 8, 1024])
     j.par = rng.choice([1, 1, 2, 3])
     j.hop = rng.random() < 0.4
@@ -125,6 +131,7 @@ def gen_case(rng):
         speed = rng.choice([1, 2, 3, 8, 20])
         cursor = base + rng.randint(0, 30)
         mode = "on"
+        says = False
         for p in range(end + 1):
             r = rng.random()
             if r > 0.7:
@@ -151,6 +158,11 @@ def gen_case(rng):
                     rows.append((rng.randrange(j.keys), ts, rng.randint(-20, 50)))
             elif mode == "lag":
                 flags += "b"
+            if j.self_idle:
+                if rng.random() < (0.1 if rows else 0.4):
+                    says = not says if rows or rng.random() < 0.5 else True
+                if says:
+                    flags += "i"
             if p == end:
                 flags += "e"
             j.sched[s][p] = (flags, rows)
@@ -158,7 +170,7 @@ def gen_case(rng):
     for s in range(j.n):
         del j.sched[s][last_end + 1:]
     j.note = ("%d splits, delay %d, idle %s, batch %d, %s, lateness %d, %s, parallelism %d, %d passes"
-              % (j.n, j.delay, "%s %d" % (how, timeout) if j.timeout else how, j.batch,
+              % (j.n, j.delay, "said by the splits" if j.self_idle else "%s %d" % (how, timeout) if j.timeout else how, j.batch,
                  "HOP(%d, %d)" % (j.slide, j.size) if j.hop else "TUMBLE(%d)" % j.size, j.lateness,
                  ["accumulating", "discarding", "retracting"][j.acc], j.par, len(j.times)))
     return j
@@ -168,7 +180,8 @@ def schedule_text(j):
     out = ["splits %d" % j.n, "delay %d" % j.delay, "spec_idle %d" % j.spec_idle,
            "job_idle %d" % j.job_idle, "batch %d" % j.batch, "par %d" % j.par,
            "window hop %d %d" % (j.slide, j.size) if j.hop else "window tumble %d" % j.size,
-           "lateness %d" % j.lateness, "acc %d" % j.acc, "start %d" % j.start]
+           "lateness %d" % j.lateness, "acc %d" % j.acc, "start %d" % j.start,
+           "self_idle %d" % j.self_idle]
     for p, t in enumerate(j.times):
         out.append("pass %d" % t)
         for s in range(j.n):
@@ -291,6 +304,13 @@ class Model:
                 if "e" in flags:
                     self.ended[s] = True
                     self.settle()
+                    continue
+                if j.self_idle:
+                    # idle exactly while it says so (after its rows)
+                    if self.idle[s] != ("i" in flags):
+                        self.idle[s] = "i" in flags
+                        self.events["idle turns (said)" if self.idle[s] else "idle splits back (said)"] += 1
+                        self.settle()
                     continue
                 if rows:
                     continue

@@ -3,7 +3,8 @@
 # watermark idleness: tests/idle_diff.py writes random schedules of 1 to 8
 # splits of one source subtask (records in and out of order, splits silent,
 # all of them silent, back ahead or behind, with a backlog, ending at
-# different times; idle timeout on the spec, the job, both or off), runs
+# different times; idle timeout on the spec, the job, both or off, or the
+# splits saying when they are idle), runs
 # each through weir-idle-driver (tests/tools/idle_driver.c: weir's source
 # runtime and window operator on a manual clock, next to WEIR) and compares
 # the window results, late rows and watermarks with a python model

@@ -10,11 +10,14 @@
  * The schedule (one item per line):
  *   splits N | delay MS | spec_idle MS | job_idle MS | batch ROWS |
  *   par N | window tumble SIZE | window hop SLIDE SIZE | lateness MS |
- *   acc 0|1|2 (accumulating, discarding, retracting) | start MS
+ *   acc 0|1|2 (accumulating, discarding, retracting) | start MS |
+ *   self_idle 0|1 (the splits say when they are idle: no timeout)
  *   pass MS                          a pass over the splits at that time
  *   s SPLIT FLAGS N k ts v ...       what the split delivers in that pass;
  *                                    FLAGS '-' or of b (a backlog, rows not
- *                                    read yet) and e (it ends after them)
+ *                                    read yet), i (with self_idle: it says
+ *                                    it is idle after them) and e (it ends
+ *                                    after them)
  *   end
  *
  * Determinism: the source subtask (parallelism 1) reads its splits in
@@ -46,7 +49,7 @@ typedef struct rec {
 typedef struct round {
     rec *recs;
     uint32_t n;
-    bool backlog, end;
+    bool backlog, idle, end;
 } round;
 
 typedef struct script {
@@ -72,6 +75,7 @@ typedef struct reader {
     uint32_t pass; /* the pass being read or next */
     bool started;  /* the pass's rows are out, its end not yet */
     bool backlog;  /* of the pass that ended last */
+    bool idle;     /* likewise */
 } reader;
 
 static int sched_create(void *arg, const weir_source_info *info, void **out,
@@ -138,6 +142,7 @@ static int sched_read(void *rd, weir_batch *out, uint32_t max_rows,
     }
     r->started = false;
     r->backlog = rn->backlog;
+    r->idle = rn->idle;
     r->pass++;
     return rn->end ? WEIR_EOF : 0;
 }
@@ -145,6 +150,11 @@ static int sched_read(void *rd, weir_batch *out, uint32_t max_rows,
 static bool sched_backlog(void *rd)
 {
     return ((reader *)rd)->backlog;
+}
+
+static bool sched_idle(void *rd)
+{
+    return ((reader *)rd)->idle;
 }
 
 static int sched_position(void *rd, weir_buf *out)
@@ -309,7 +319,7 @@ typedef struct config {
     int64_t delay, spec_idle, job_idle, lateness, size, slide, start;
     uint32_t batch, par;
     int acc;
-    bool hop;
+    bool hop, self_idle;
 } config;
 
 static void read_schedule(FILE *in, config *c)
@@ -357,6 +367,11 @@ static void read_schedule(FILE *in, config *c)
         } else if (!strcmp(word, "acc")) {
             if (fscanf(in, "%d", &c->acc) != 1)
                 die("bad acc");
+        } else if (!strcmp(word, "self_idle")) {
+            int v;
+            if (fscanf(in, "%d", &v) != 1)
+                die("bad self_idle");
+            c->self_idle = v != 0;
         } else if (!strcmp(word, "start")) {
             if (fscanf(in, "%" SCNd64, &c->start) != 1)
                 die("bad start");
@@ -372,6 +387,7 @@ static void read_schedule(FILE *in, config *c)
                 die("bad s");
             round *rn = round_at(split, SC.n_passes - 1);
             rn->backlog = strchr(flags, 'b') != NULL;
+            rn->idle = strchr(flags, 'i') != NULL;
             rn->end = strchr(flags, 'e') != NULL;
             rn->n = n;
             rn->recs = n ? calloc(n, sizeof *rn->recs) : NULL;
@@ -422,7 +438,12 @@ int main(void)
     weir_job *job;
     if (weir_job_create(&cfg, &job))
         die("job");
-    weir_source_spec ss = {.name = "schedule", .cls = &SCHEDULE, .schema = in};
+    /* The same class, its splits saying when they are idle. */
+    weir_source_class self_idle = SCHEDULE;
+    self_idle.idle = sched_idle;
+    weir_source_spec ss = {.name = "schedule",
+                           .cls = c.self_idle ? &self_idle : &SCHEDULE,
+                           .schema = in};
     weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED,
                               .delay_ms = c.delay,
                               .idle_timeout_ms = c.spec_idle};
