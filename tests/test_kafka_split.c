@@ -196,33 +196,62 @@ static bool wait_calls(lag_src *s, unsigned more)
     return false;
 }
 
-Test(kafka_source, split_with_backlog_is_never_idle, .timeout = 60)
+/* A job of the lag source into a collecting sink, on a manual clock. */
+typedef struct lag_run {
+    weir_job *job;
+    th_collect *out;
+    weir_manual_clock *mc;
+} lag_run;
+
+/*
+ * Starts source -> sink on src at parallelism 1, idle timeout 1000 ms of
+ * the manual clock's time (at 0), watermark = the largest time read, and
+ * waits until split 0's first rows, 100 and 200, are through.
+ */
+static lag_run lag_job_start(lag_src *src)
 {
-    lag_src src = {0};
-    src.schema = th_schema("ts BIGINT");
-    atomic_store(&src.backlog, true);
-    th_collect *out = th_collect_create(0);
-    weir_manual_clock *mc = weir_manual_clock_create(0);
+    lag_run run = {.out = th_collect_create(0),
+                   .mc = weir_manual_clock_create(0)};
+    src->schema = th_schema("ts BIGINT");
     weir_job_config cfg;
     weir_job_config_init(&cfg);
     cfg.parallelism = 1;
     cfg.batch_size = 16;
     cfg.idle_timeout_ms = 1000;
-    cfg.clock = weir_manual_clock_get(mc);
-    weir_job *job;
-    cr_assert_eq(weir_job_create(&cfg, &job), 0);
-    weir_source_spec ss = {.name = "lag", .cls = &lag_class, .arg = &src,
-                           .schema = src.schema};
+    cfg.clock = weir_manual_clock_get(run.mc);
+    cr_assert_eq(weir_job_create(&cfg, &run.job), 0);
+    weir_source_spec ss = {.name = "lag", .cls = &lag_class, .arg = src,
+                           .schema = src->schema};
     weir_watermark_spec wm = {.kind = WEIR_WATERMARK_BOUNDED, .delay_ms = 0};
     weir_stream st;
-    cr_assert_eq(weir_job_source(job, &ss, &wm, 1, &st), 0);
-    weir_operator_spec sink = th_collect_spec(out, "collect");
-    cr_assert_eq(weir_job_sink(job, st, &sink, 1), 0);
-    cr_assert_eq(weir_job_start(job), 0);
+    cr_assert_eq(weir_job_source(run.job, &ss, &wm, 1, &st), 0);
+    weir_operator_spec sink = th_collect_spec(run.out, "collect");
+    cr_assert_eq(weir_job_sink(run.job, st, &sink, 1), 0);
+    cr_assert_eq(weir_job_start(run.job), 0);
+    lag_push(src, 100);
+    lag_push(src, 200);
+    cr_assert(th_collect_wait_count(run.out, 2, GUARD_MS));
+    return run;
+}
 
-    lag_push(&src, 100);
-    lag_push(&src, 200);
-    cr_assert(th_collect_wait_count(out, 2, GUARD_MS));
+/* Ends the lag source's splits, waits for the job and frees it all. */
+static void lag_job_end(lag_src *src, lag_run *run)
+{
+    atomic_store(&src->end, true);
+    cr_assert_eq(weir_job_wait(run->job), 0, "%s", weir_job_error(run->job));
+    weir_job_destroy(run->job);
+    th_collect_destroy(run->out);
+    weir_manual_clock_destroy(run->mc);
+    weir_schema_destroy(src->schema);
+}
+
+Test(kafka_source, split_with_backlog_is_never_idle, .timeout = 60)
+{
+    lag_src src = {0};
+    atomic_store(&src.backlog, true);
+    lag_run run = lag_job_start(&src);
+    th_collect *out = run.out;
+    weir_manual_clock *mc = run.mc;
     /* Far past the idle timeout, split 1 still has a backlog: it holds the
      * watermark, however long it has been silent. */
     weir_manual_clock_set(mc, 5000);
@@ -245,12 +274,45 @@ Test(kafka_source, split_with_backlog_is_never_idle, .timeout = 60)
     cr_assert(th_collect_wait_watermark(out, 200, GUARD_MS),
               "a caught-up silent split becomes idle");
 
-    atomic_store(&src.end, true);
-    cr_assert_eq(weir_job_wait(job), 0, "%s", weir_job_error(job));
-    weir_job_destroy(job);
-    th_collect_destroy(out);
-    weir_manual_clock_destroy(mc);
-    weir_schema_destroy(src.schema);
+    lag_job_end(&src, &run);
+}
+
+/*
+ * A split that went idle and then learns of records it has not read yet
+ * (the partition's high watermark moved, the records are still on their
+ * way) is not caught up any more: it holds the watermark again before its
+ * records arrive, or the other splits would carry the watermark past them
+ * and they would come late.
+ */
+Test(kafka_source, idle_split_with_backlog_is_active_again, .timeout = 60)
+{
+    lag_src src = {0};
+    lag_run run = lag_job_start(&src);
+    th_collect *out = run.out;
+    weir_manual_clock *mc = run.mc;
+    /* Both splits silent past the timeout: idle, the watermark at 200. */
+    weir_manual_clock_set(mc, 5000);
+    cr_assert(th_collect_wait_watermark(out, 200, GUARD_MS));
+
+    /* Split 1 knows of unread records: active again, at no watermark yet,
+     * so split 0's next row does not move the watermark. */
+    atomic_store(&src.backlog, true);
+    cr_assert(wait_calls(&src, 20));
+    lag_push(&src, 300);
+    cr_assert(th_collect_wait_count(out, 3, GUARD_MS));
+    cr_assert(wait_calls(&src, 20));
+    cr_assert_eq(th_collect_watermark(out), 200,
+                 "an idle split with a backlog must hold the watermark "
+                 "(watermark %" PRId64 ")",
+                 th_collect_watermark(out));
+
+    /* Caught up and silent for the timeout again: idle. */
+    atomic_store(&src.backlog, false);
+    cr_assert(wait_calls(&src, 20));
+    weir_manual_clock_set(mc, 7000);
+    cr_assert(th_collect_wait_watermark(out, 300, GUARD_MS));
+
+    lag_job_end(&src, &run);
 }
 
 /* ---- option errors ---- */

@@ -24,7 +24,9 @@
  * Idleness: a split that delivers nothing for the idle timeout (processing
  * time, from the job's clock) becomes idle; its next row makes it active
  * again, and from then on it holds the watermark again (the watermark does
- * not go back, it waits for the split to catch up). A split whose source
+ * not go back, it waits for the split to catch up). A split that says it
+ * has unread records (weir_source_class.has_backlog) is never idle: that
+ * makes an idle one active again before its rows come. A split whose source
  * says when it is idle (weir_source_class.idle) is idle exactly then.
  *
  * Watermark alignment (scan.watermark.alignment.group / .max-drift, as in
@@ -576,9 +578,20 @@ static int read_split(weir__subtask *st, weir__split *s, bool *progress)
         return handle_flags(
             st, weir__wm_valve_set_idle(&r->valve, s->valve_idx, idle));
     }
-    /* Lag-aware idleness: a split that knows it is behind is not silent. */
-    if (!got_rows && r->cls->has_backlog && r->cls->has_backlog(s->reader))
+    /*
+     * Lag-aware idleness: a split that knows it is behind is not silent.
+     * One that was idle is active again at once, before its records come:
+     * otherwise the other splits would carry the watermark past them.
+     */
+    if (!got_rows && r->cls->has_backlog && r->cls->has_backlog(s->reader)) {
         s->last_data_ms = now;
+        if (!s->idle)
+            return 0;
+        s->idle = false;
+        publish_split_state(s);
+        return handle_flags(
+            st, weir__wm_valve_set_idle(&r->valve, s->valve_idx, false));
+    }
     if (!got_rows && !s->idle && r->idle_timeout_ms > 0 &&
         now - s->last_data_ms >= r->idle_timeout_ms) {
         s->idle = true;
