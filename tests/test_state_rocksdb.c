@@ -543,6 +543,80 @@ Test(rocksdb, native_stamps_of_a_run_without_ttl_count_from_restore)
     weir_manual_clock_destroy(mc);
 }
 
+/* key1's entries stamped at 0 under a TTL, made stale by a run without
+ * TTL, restored natively with TTL 100 at 10000 into *c (they count from
+ * 10000) and checkpointed natively into ck at 10050; snap, a canonical
+ * snapshot of their key group at 10050. */
+static void stale_restored_at_10000(weir_manual_clock *mc, weir__backend *be[3],
+                                    char *ck, size_t cap, weir_buf *snap)
+{
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir_state *sa[3], *sb[3], *sc[3];
+    char ck1[300], ck2[300];
+    be[0] = mkbe("rocksdb", 0, 128, clk);
+    reg_vlm(be[0], 100, sa);
+    put_plain_entries(be[0], sa);
+    checkpoint(be[0], ck1, sizeof ck1, "ck1");
+    weir_manual_clock_set(mc, 50);
+    be[1] = opened_vlm(clk, ck1, "db1", 0, sb);
+    checkpoint(be[1], ck2, sizeof ck2, "ck2");
+    weir_manual_clock_set(mc, 10000);
+    be[2] = opened_vlm(clk, ck2, "db2", 100, sc);
+    weir_manual_clock_set(mc, 10050);
+    checkpoint(be[2], ck, cap, "ck3");
+    cr_assert_eq(weir__backend_snapshot_kg(be[2], kg_of("key1"), snap), 0);
+}
+
+/* Restored at 5000, its clock behind the restore the stale entries count
+ * from (10000: another host's clock, a manual one), a native checkpoint
+ * expires what it writes a TTL after the write, as a canonical one does;
+ * the restored entries still count from 10000, also through a native
+ * checkpoint of it. */
+Test(rocksdb, native_restore_behind_its_restore_time_counts_writes_from_them)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir__backend *old[3];
+    weir_state *sn[3], *sm[3], *se[3];
+    char ck[300], ck4[300];
+    weir_buf snap;
+    weir_buf_init(&snap);
+    stale_restored_at_10000(mc, old, ck, sizeof ck, &snap);
+    weir_manual_clock_set(mc, 5000);
+    weir__backend *n = opened_vlm(clk, ck, "db3", 100, sn);
+    weir__backend *m =
+        restored_vlm("memory", clk, &snap, kg_of("key1"), 100, sm);
+    expect_plain_entries(sn, true);
+    expect_plain_entries(sm, true);
+    weir_manual_clock_set(mc, 5010);
+    put_entries_of(n, sn, "key2");
+    put_entries_of(m, sm, "key2");
+    weir_manual_clock_set(mc, 5050);
+    checkpoint(n, ck4, sizeof ck4, "ck4");
+    weir__backend *e = opened_vlm(clk, ck4, "db4", 100, se);
+    weir__backend *all[3] = {n, m, e};
+    weir_state **sts[3] = {sn, sm, se};
+    for (int i = 0; i < 3; i++) {
+        weir_manual_clock_set(mc, 5109);
+        cr_assert_eq(setk(all[i], "key2"), 0);
+        expect_plain_entries(sts[i], true);
+        weir_manual_clock_set(mc, 5110);
+        expect_plain_entries(sts[i], false);
+        cr_assert_eq(setk(all[i], "key1"), 0);
+        expect_plain_entries(sts[i], true);
+        weir_manual_clock_set(mc, 10099);
+        expect_plain_entries(sts[i], true);
+        weir_manual_clock_set(mc, 10100);
+        expect_plain_entries(sts[i], false);
+    }
+    weir_buf_fini(&snap);
+    for (int i = 0; i < 3; i++) {
+        weir__backend_destroy(old[i]);
+        weir__backend_destroy(all[i]);
+    }
+    weir_manual_clock_destroy(mc);
+}
+
 /* Past id 4096 too, values of a state without TTL restored natively into
  * one with TTL expire. */
 Test(rocksdb, native_restore_ttl_of_state_4096)

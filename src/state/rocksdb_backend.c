@@ -2314,6 +2314,117 @@ static int load_unstamped(rdb_backend *rb)
     return 0;
 }
 
+/* Whether state i's stale stamps must be rewritten (settle_floors). */
+static bool floor_ahead(const rdb_backend *rb, uint32_t i, int64_t now)
+{
+    const ttl_chunk *c = chunk_of(rb, i);
+    uint32_t j = i % TTL_CHUNK;
+    return c && c->stored[j] == STORED_FLOOR &&
+           c->stored_at[j] != WEIR__NO_STAMP && now < c->stored_at[j];
+}
+
+/* Rewrites the stamps of value v (of a state of kind) before at to at;
+ * whether any changed. */
+static bool raise_stamps(char *v, size_t vlen, uint8_t kind, int64_t at)
+{
+    bool changed = false;
+    if (kind == WEIR_STATE_LIST) {
+        for (size_t off = 0; vlen - off >= ELEM_HDR;) {
+            size_t esz = ELEM_HDR + (size_t)rd_u32(v + off);
+            if (esz > vlen - off)
+                break; /* malformed: left as it is, a read reports it */
+            if (rd_i64(v + off + 4) < at) {
+                memcpy(v + off + 4, &at, 8);
+                changed = true;
+            }
+            off += esz;
+        }
+    } else if (vlen >= 8 && rd_i64(v) < at) {
+        memcpy(v, &at, 8);
+        changed = true;
+    }
+    return changed;
+}
+
+/*
+ * A floor only tells stale stamps from new ones while the clock is past
+ * it: restored with the clock behind the floor (another host's, a manual
+ * one), a value written now would count as written at the floor and live
+ * longer than its TTL. Such a state's stale stamps are rewritten to the
+ * floor instead, which then goes: every stamp counts as it is, as a
+ * canonical restore's do. A scan of the state, only on that restore.
+ */
+static int settle_floors(rdb_backend *rb)
+{
+    int64_t now = weir__now(&rb->base);
+    bool any = false, floors = false;
+    for (uint32_t i = 0; i < rb->base.n_states; i++)
+        any |= floor_ahead(rb, i, now);
+    if (!any)
+        return 0;
+    weir_buf lo, hi, v;
+    weir_buf_init(&lo);
+    weir_buf_init(&hi);
+    weir_buf_init(&v);
+    uint8_t b[2];
+    wr_u16be(b, rb->base.kg_lo);
+    int rc = weir_buf_put(&lo, b, 2);
+    wr_u16be(b, rb->base.kg_hi);
+    if (!rc)
+        rc = weir_buf_put(&hi, b, 2);
+    if (rc) {
+        weir_buf_fini(&lo);
+        weir_buf_fini(&hi);
+        return rc;
+    }
+    rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+    range_iter ri;
+    iter_open(rb, &ri, &lo, &hi);
+    for (; rocksdb_iter_valid(ri.it) && !rc; rocksdb_iter_next(ri.it)) {
+        size_t klen, vlen;
+        const char *k = rocksdb_iter_key(ri.it, &klen);
+        const char *val = rocksdb_iter_value(ri.it, &vlen);
+        uint32_t sid =
+            klen >= 4 ? (uint32_t)(uint8_t)k[2] << 8 | (uint8_t)k[3] : 0xFFFF;
+        if (sid >= rb->base.n_states || !floor_ahead(rb, sid, now))
+            continue;
+        weir_buf_clear(&v);
+        if ((rc = weir_buf_put(&v, val, vlen)))
+            break;
+        if (raise_stamps((char *)v.data, v.len,
+                         (uint8_t)rb->base.states[sid]->desc.kind,
+                         chunk_of(rb, sid)->stored_at[sid % TTL_CHUNK]))
+            rocksdb_writebatch_put(wb, k, klen, (const char *)v.data, v.len);
+        if (rocksdb_writebatch_count(wb) >= BATCH_OPS) {
+            rc = db_write(rb, wb);
+            rocksdb_writebatch_clear(wb);
+        }
+    }
+    int irc = iter_close(rb, &ri);
+    if (!rc)
+        rc = irc;
+    if (!rc)
+        rc = db_write(rb, wb);
+    rocksdb_writebatch_destroy(wb);
+    weir_buf_fini(&lo);
+    weir_buf_fini(&hi);
+    weir_buf_fini(&v);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < rb->base.n_states; i++) {
+        ttl_chunk *c = chunk_of(rb, i);
+        uint32_t j = i % TTL_CHUNK;
+        if (floor_ahead(rb, i, now)) {
+            c->stored[j] = STORED_AT;
+            atomic_store_explicit(&c->floor[j], WEIR__NO_STAMP,
+                                  memory_order_relaxed);
+        }
+        floors |= c->stored[j] == STORED_FLOOR;
+    }
+    atomic_store_explicit(&rb->floors, floors, memory_order_relaxed);
+    return 0;
+}
+
 int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
                                   const char *ckpt_dir, weir__backend **out)
 {
@@ -2330,7 +2441,8 @@ int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
     if ((rc = seed_dir(ckpt_dir, cfg->dir)) || (rc = rdb_open(rb)) ||
         (rc = load_meta(rb)) || (rc = load_unstamped(rb)) ||
         (rc = delete_kg_range(rb, 0, cfg->kg_lo)) ||
-        (rc = delete_kg_range(rb, cfg->kg_hi, 0xFFFF))) {
+        (rc = delete_kg_range(rb, cfg->kg_hi, 0xFFFF)) ||
+        (rc = settle_floors(rb))) {
         rdb_free(rb, true);
         return rc;
     }
