@@ -543,18 +543,20 @@ Test(rocksdb, native_stamps_of_a_run_without_ttl_count_from_restore)
     weir_manual_clock_destroy(mc);
 }
 
-/* key1's entries stamped at 0 under a TTL, made stale by a run without
- * TTL, restored natively with TTL 100 at 10000 into *c (they count from
- * 10000) and checkpointed natively into ck at 10050; snap, a canonical
- * snapshot of their key group at 10050. */
-static void stale_restored_at_10000(weir_manual_clock *mc, weir__backend *be[3],
-                                    char *ck, size_t cap, weir_buf *snap)
+/* key1's entries written at 0 with TTL first_ttl (stamped under a TTL, or
+ * unstamped without), made stale by a run without TTL, restored natively
+ * with TTL 100 at 10000 into be[2] (they count from 10000) and checkpointed
+ * natively into ck at 10050; snap, a canonical snapshot of their key group
+ * at 10050. */
+static void stale_restored_at_10000(weir_manual_clock *mc, int64_t first_ttl,
+                                    weir__backend *be[3], char *ck, size_t cap,
+                                    weir_buf *snap)
 {
     weir_clock clk = weir_manual_clock_get(mc);
     weir_state *sa[3], *sb[3], *sc[3];
     char ck1[300], ck2[300];
     be[0] = mkbe("rocksdb", 0, 128, clk);
-    reg_vlm(be[0], 100, sa);
+    reg_vlm(be[0], first_ttl, sa);
     put_plain_entries(be[0], sa);
     checkpoint(be[0], ck1, sizeof ck1, "ck1");
     weir_manual_clock_set(mc, 50);
@@ -572,7 +574,7 @@ static void stale_restored_at_10000(weir_manual_clock *mc, weir__backend *be[3],
  * expires what it writes a TTL after the write, as a canonical one does;
  * the restored entries still count from 10000, also through a native
  * checkpoint of it. */
-Test(rocksdb, native_restore_behind_its_restore_time_counts_writes_from_them)
+static void restore_behind_restore_time(int64_t first_ttl)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
     weir_clock clk = weir_manual_clock_get(mc);
@@ -581,7 +583,7 @@ Test(rocksdb, native_restore_behind_its_restore_time_counts_writes_from_them)
     char ck[300], ck4[300];
     weir_buf snap;
     weir_buf_init(&snap);
-    stale_restored_at_10000(mc, old, ck, sizeof ck, &snap);
+    stale_restored_at_10000(mc, first_ttl, old, ck, sizeof ck, &snap);
     weir_manual_clock_set(mc, 5000);
     weir__backend *n = opened_vlm(clk, ck, "db3", 100, sn);
     weir__backend *m =
@@ -615,6 +617,17 @@ Test(rocksdb, native_restore_behind_its_restore_time_counts_writes_from_them)
         weir__backend_destroy(all[i]);
     }
     weir_manual_clock_destroy(mc);
+}
+
+Test(rocksdb, native_restore_behind_its_restore_time_counts_writes_from_them)
+{
+    restore_behind_restore_time(100);
+}
+
+/* So do entries written without TTL, which carry no stamp. */
+Test(rocksdb, native_restore_behind_its_restore_time_unstamped)
+{
+    restore_behind_restore_time(0);
 }
 
 /* Past id 4096 too, values of a state without TTL restored natively into
