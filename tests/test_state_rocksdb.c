@@ -546,11 +546,11 @@ Test(rocksdb, native_stamps_of_a_run_without_ttl_count_from_restore)
 /* key1's entries written at 0 with TTL first_ttl (stamped under a TTL, or
  * unstamped without), made stale by a run without TTL, restored natively
  * with TTL 100 at 10000 into be[2] (they count from 10000) and checkpointed
- * natively into ck at 10050; snap, a canonical snapshot of their key group
- * at 10050. */
+ * natively into ck at ck_at; snap, a canonical snapshot of their key group
+ * at ck_at. */
 static void stale_restored_at_10000(weir_manual_clock *mc, int64_t first_ttl,
-                                    weir__backend *be[3], char *ck, size_t cap,
-                                    weir_buf *snap)
+                                    int64_t ck_at, weir__backend *be[3],
+                                    char *ck, size_t cap, weir_buf *snap)
 {
     weir_clock clk = weir_manual_clock_get(mc);
     weir_state *sa[3], *sb[3], *sc[3];
@@ -564,7 +564,7 @@ static void stale_restored_at_10000(weir_manual_clock *mc, int64_t first_ttl,
     checkpoint(be[1], ck2, sizeof ck2, "ck2");
     weir_manual_clock_set(mc, 10000);
     be[2] = opened_vlm(clk, ck2, "db2", 100, sc);
-    weir_manual_clock_set(mc, 10050);
+    weir_manual_clock_set(mc, ck_at);
     checkpoint(be[2], ck, cap, "ck3");
     cr_assert_eq(weir__backend_snapshot_kg(be[2], kg_of("key1"), snap), 0);
 }
@@ -583,7 +583,7 @@ static void restore_behind_restore_time(int64_t first_ttl)
     char ck[300], ck4[300];
     weir_buf snap;
     weir_buf_init(&snap);
-    stale_restored_at_10000(mc, first_ttl, old, ck, sizeof ck, &snap);
+    stale_restored_at_10000(mc, first_ttl, 10050, old, ck, sizeof ck, &snap);
     weir_manual_clock_set(mc, 5000);
     weir__backend *n = opened_vlm(clk, ck, "db3", 100, sn);
     weir__backend *m =
@@ -628,6 +628,34 @@ Test(rocksdb, native_restore_behind_its_restore_time_counts_writes_from_them)
 Test(rocksdb, native_restore_behind_its_restore_time_unstamped)
 {
     restore_behind_restore_time(0);
+}
+
+/* Checkpointed natively once their TTL passed (no compaction dropped them
+ * yet), stale entries stay expired when restored with the clock behind,
+ * as a canonical snapshot leaves them out: the floor goes from a native
+ * checkpoint once its TTL passed, stamps count as they are. */
+Test(rocksdb, native_checkpoint_drops_a_floor_past_its_ttl)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir__backend *old[3];
+    weir_state *sn[3], *sm[3];
+    char ck[300];
+    weir_buf snap;
+    weir_buf_init(&snap);
+    stale_restored_at_10000(mc, 100, 10100, old, ck, sizeof ck, &snap);
+    weir_manual_clock_set(mc, 5000);
+    weir__backend *n = opened_vlm(clk, ck, "db3", 100, sn);
+    weir__backend *m =
+        restored_vlm("memory", clk, &snap, kg_of("key1"), 100, sm);
+    expect_plain_entries(sm, false);
+    expect_plain_entries(sn, false);
+    weir_buf_fini(&snap);
+    for (int i = 0; i < 3; i++)
+        weir__backend_destroy(old[i]);
+    weir__backend_destroy(n);
+    weir__backend_destroy(m);
+    weir_manual_clock_destroy(mc);
 }
 
 /* Past id 4096 too, values of a state without TTL restored natively into

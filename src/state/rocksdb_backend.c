@@ -2088,6 +2088,13 @@ static int write_meta(rdb_backend *rb)
         /* A key of an earlier checkpoint goes when stamps count as they
          * are. */
         unstamp u = unstamped_out(st);
+        /* A floor whose TTL passed no longer matters here (the stamps
+         * before it expired with it), and a restore with the clock behind
+         * it would revive them (settle_floors): it goes, as a canonical
+         * snapshot leaves those entries out. */
+        if (u.floor && has_ttl(st) &&
+            weir__ttl_expired(u.at, weir__now(&rb->base), st->ttl_ms))
+            u.floor = false;
         meta_unstamped_key(k, st->id);
         if (u.at == WEIR__NO_STAMP && !u.floor) {
             rocksdb_writebatch_delete(wb, (const char *)k, 5);
