@@ -658,6 +658,62 @@ Test(rocksdb, native_checkpoint_drops_a_floor_past_its_ttl)
     weir_manual_clock_destroy(mc);
 }
 
+/* The SST files of native checkpoint ck. */
+static int ssts_of(const char *ck)
+{
+    DIR *d = opendir(ck);
+    cr_assert_not_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        n += len >= 4 && strcmp(e->d_name + len - 4, ".sst") == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+/* A native checkpoint writes the names and restore times of states only
+ * when they changed: one with nothing written since the last adds no file,
+ * for states with and without TTL, fresh or natively restored. */
+Test(rocksdb, native_checkpoint_unchanged_adds_no_file)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *a;
+    weir_state *sb[3];
+    weir__backend *b = restored_at_10000(mc, &a, sb);
+    reg(a, "t", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    char ck[4][300];
+    checkpoint(a, ck[0], sizeof ck[0], "ck0");
+    checkpoint(a, ck[1], sizeof ck[1], "ck1");
+    cr_assert_eq(ssts_of(ck[1]), ssts_of(ck[0]));
+    weir_manual_clock_set(mc, 10050);
+    checkpoint(b, ck[2], sizeof ck[2], "ck2");
+    checkpoint(b, ck[3], sizeof ck[3], "ck3");
+    cr_assert_eq(ssts_of(ck[3]), ssts_of(ck[2]));
+    /* What they did not write again is still in them: restored, entries
+     * count from the first restore with TTL. */
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir_state *sc[3], *sd[3];
+    weir_manual_clock_set(mc, 10060);
+    weir__backend *c = opened_vlm(clk, ck[3], "db3", 100, sc);
+    weir_manual_clock_set(mc, 20000);
+    weir__backend *d = opened_vlm(clk, ck[1], "db1", 100, sd);
+    weir_manual_clock_set(mc, 10099);
+    expect_plain_entries(sc, true);
+    weir_manual_clock_set(mc, 10100);
+    expect_plain_entries(sc, false);
+    weir_manual_clock_set(mc, 20099);
+    expect_plain_entries(sd, true);
+    weir_manual_clock_set(mc, 20100);
+    expect_plain_entries(sd, false);
+    weir__backend_destroy(a);
+    weir__backend_destroy(b);
+    weir__backend_destroy(c);
+    weir__backend_destroy(d);
+    weir_manual_clock_destroy(mc);
+}
+
 /* Past id 4096 too, values of a state without TTL restored natively into
  * one with TTL expire. */
 Test(rocksdb, native_restore_ttl_of_state_4096)

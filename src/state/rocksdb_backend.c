@@ -78,6 +78,10 @@ typedef struct ttl_chunk {
     /* what the restored checkpoint named (META_UNSTAMPED): */
     uint8_t stored[TTL_CHUNK]; /* STORED_* */
     int64_t stored_at[TTL_CHUNK];
+    /* The META_UNSTAMPED key the database holds, so that write_meta writes
+     * it only when it changes: 0 not known, else 1 + STORED_*, at meta_at. */
+    uint8_t meta[TTL_CHUNK];
+    int64_t meta_at[TTL_CHUNK];
 } ttl_chunk;
 
 enum { STORED_NONE, STORED_AT, STORED_FLOOR };
@@ -97,6 +101,10 @@ typedef struct rdb_backend {
      * or a native restore brings one; read by compaction threads. */
     _Atomic(ttl_chunk *) ttl[TTL_CHUNKS];
     _Atomic bool floors; /* some state has a floor */
+    /* The meta keys the database holds (write_meta writes the others):
+     * META_MAXP, and the names of states [0, meta_states). */
+    bool meta_maxp;
+    uint32_t meta_states;
     weir_buf kbuf; /* the key of the current access */
     weir_buf vbuf; /* the value being written */
     rchunk *arena; /* read results, reset by writes */
@@ -2065,14 +2073,40 @@ static void meta_unstamped_key(uint8_t k[5], uint32_t sid)
     wr_u16be(k + 3, sid);
 }
 
+/* The meta value of u (ttl_chunk's meta). */
+static uint8_t meta_of(unstamp u)
+{
+    return 1 + (u.floor                  ? STORED_FLOOR
+                : u.at == WEIR__NO_STAMP ? STORED_NONE
+                                         : STORED_AT);
+}
+
+/* Forgets which meta keys the database holds (a failed write). */
+static void meta_unknown(rdb_backend *rb)
+{
+    rb->meta_maxp = false;
+    rb->meta_states = 0;
+    for (uint32_t i = 0; i < rb->base.n_states; i++) {
+        ttl_chunk *c = chunk_of(rb, i);
+        if (c)
+            c->meta[i % TTL_CHUNK] = 0;
+    }
+}
+
+/*
+ * Writes the meta keys that changed since the last write_meta or the
+ * restore: a checkpoint with nothing new to say writes nothing, so a job
+ * that wrote no state since its last checkpoint flushes no file.
+ */
 static int write_meta(rdb_backend *rb)
 {
     rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
     uint8_t maxp[4];
     uint32_t m = rb->base.max_parallelism;
     memcpy(maxp, &m, 4);
-    rocksdb_writebatch_put(wb, (const char *)META_MAXP, 3, (const char *)maxp,
-                           4);
+    if (!rb->meta_maxp)
+        rocksdb_writebatch_put(wb, (const char *)META_MAXP, 3,
+                               (const char *)maxp, 4);
     weir_buf v;
     weir_buf_init(&v);
     int rc = 0;
@@ -2081,12 +2115,11 @@ static int write_meta(rdb_backend *rb)
         uint8_t k[5] = {0xFF, 0xFF, 'S'};
         wr_u16be(k + 3, st->id);
         weir_buf_clear(&v);
-        if (!(rc = weir_buf_put_u8(&v, (uint8_t)st->desc.kind)) &&
+        if (st->id >= rb->meta_states &&
+            !(rc = weir_buf_put_u8(&v, (uint8_t)st->desc.kind)) &&
             !(rc = weir_buf_put(&v, st->desc.name, strlen(st->desc.name))))
             rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)v.data,
                                    v.len);
-        /* A key of an earlier checkpoint goes when stamps count as they
-         * are. */
         unstamp u = unstamped_out(st);
         /* A floor whose TTL passed no longer matters here (the stamps
          * before it expired with it), and a restore with the clock behind
@@ -2095,6 +2128,16 @@ static int write_meta(rdb_backend *rb)
         if (u.floor && has_ttl(st) &&
             weir__ttl_expired(u.at, weir__now(&rb->base), st->ttl_ms))
             u.floor = false;
+        ttl_chunk *c = chunk_of(rb, st->id);
+        uint32_t j = st->id % TTL_CHUNK;
+        if (c && c->meta[j] == meta_of(u) && c->meta_at[j] == u.at)
+            continue;
+        if (c) {
+            c->meta[j] = meta_of(u);
+            c->meta_at[j] = u.at;
+        }
+        /* A key of an earlier checkpoint goes when stamps count as they
+         * are. */
         meta_unstamped_key(k, st->id);
         if (u.at == WEIR__NO_STAMP && !u.floor) {
             rocksdb_writebatch_delete(wb, (const char *)k, 5);
@@ -2107,6 +2150,12 @@ static int write_meta(rdb_backend *rb)
     }
     if (!rc)
         rc = db_write(rb, wb);
+    if (rc) {
+        meta_unknown(rb);
+    } else {
+        rb->meta_maxp = true;
+        rb->meta_states = rb->base.n_states;
+    }
     weir_buf_fini(&v);
     rocksdb_writebatch_destroy(wb);
     return rc;
@@ -2278,6 +2327,8 @@ static int load_meta(rdb_backend *rb)
         rc = irc;
     weir_buf_fini(&lo);
     weir_buf_fini(&hi);
+    rb->meta_maxp = !rc;
+    rb->meta_states = rc ? 0 : rb->base.n_states;
     return rc;
 }
 
@@ -2305,10 +2356,15 @@ static int load_unstamped(rdb_backend *rb)
             memcpy(&at, v, 8);
             stored = vlen == 9 ? STORED_FLOOR : STORED_AT;
         }
+        /* A key that write_meta never writes is not known. */
+        bool odd = v && (stored == STORED_NONE ||
+                         (stored == STORED_AT && at == WEIR__NO_STAMP));
         rocksdb_free(v);
         if (at == WEIR__NO_STAMP && stored == STORED_AT)
             stored = STORED_NONE;
         uint32_t j = i % TTL_CHUNK;
+        c->meta[j] = odd ? 0 : 1 + stored;
+        c->meta_at[j] = at;
         c->stored[j] = stored;
         c->stored_at[j] = at;
         int64_t u = at == WEIR__NO_STAMP ? now : at;
