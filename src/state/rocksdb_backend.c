@@ -393,8 +393,9 @@ static inline int64_t stamp_of(const weir_state *st, int64_t now)
  * (docs/state.md): from the time the checkpoint names for the state (an
  * earlier restore's, META_UNSTAMPED) or else the restore's own. So does a
  * value whose stamp a run without TTL left (the state's floor): values
- * written since carry later stamps. Without a native restore no stamped
- * state holds such a value.
+ * written since carry later stamps (a restore with the clock behind the
+ * floor rewrites the stale ones instead: settle_floors). Without a native
+ * restore no stamped state holds such a value.
  */
 static inline ttl_chunk *chunk_of(const rdb_backend *rb, uint32_t sid)
 {
