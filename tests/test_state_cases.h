@@ -1686,17 +1686,25 @@ static void reg_vlm(weir__backend *be, int64_t ttl_ms, weir_state *s[3])
     s[2] = reg(be, "m", WEIR_STATE_MAP, ttl_ms, WEIR_TTL_ON_CREATE_AND_WRITE);
 }
 
-/* Fills reg_vlm's states with key1's value, list and map entry. */
-static void put_plain_entries(weir__backend *be, weir_state *s[3])
+/* Fills reg_vlm's states with key's value, list and map entry; key stays
+ * current. */
+static void put_entries_of(weir__backend *be, weir_state *s[3], const char *key)
 {
-    cr_assert_eq(setk(be, "key1"), 0);
+    cr_assert_eq(setk(be, key), 0);
     put_s(s[0], "", "plain");
     cr_assert_eq(weir_list_add(s[1], NS(""), "e1", 2), 0);
     cr_assert_eq(weir_list_add(s[1], NS(""), "e2", 2), 0);
     cr_assert_eq(weir_map_put(s[2], NS(""), "mk", 2, "mv", 2), 0);
 }
 
-/* Whether key1's entries of reg_vlm's states are all there, or all gone. */
+/* Fills reg_vlm's states with key1's value, list and map entry. */
+static void put_plain_entries(weir__backend *be, weir_state *s[3])
+{
+    put_entries_of(be, s, "key1");
+}
+
+/* Whether the current key's entries of reg_vlm's states (put_entries_of) are
+ * all there, or all gone. */
 static void expect_plain_entries(weir_state *const st[3], bool live)
 {
     weir_state *v = st[0], *l = st[1], *m = st[2];

@@ -543,6 +543,177 @@ Test(rocksdb, native_stamps_of_a_run_without_ttl_count_from_restore)
     weir_manual_clock_destroy(mc);
 }
 
+/* key1's entries written at 0 with TTL first_ttl (stamped under a TTL, or
+ * unstamped without), made stale by a run without TTL, restored natively
+ * with TTL 100 at 10000 into be[2] (they count from 10000) and checkpointed
+ * natively into ck at ck_at; snap, a canonical snapshot of their key group
+ * at ck_at. */
+static void stale_restored_at_10000(weir_manual_clock *mc, int64_t first_ttl,
+                                    int64_t ck_at, weir__backend *be[3],
+                                    char *ck, size_t cap, weir_buf *snap)
+{
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir_state *sa[3], *sb[3], *sc[3];
+    char ck1[300], ck2[300];
+    be[0] = mkbe("rocksdb", 0, 128, clk);
+    reg_vlm(be[0], first_ttl, sa);
+    put_plain_entries(be[0], sa);
+    checkpoint(be[0], ck1, sizeof ck1, "ck1");
+    weir_manual_clock_set(mc, 50);
+    be[1] = opened_vlm(clk, ck1, "db1", 0, sb);
+    checkpoint(be[1], ck2, sizeof ck2, "ck2");
+    weir_manual_clock_set(mc, 10000);
+    be[2] = opened_vlm(clk, ck2, "db2", 100, sc);
+    weir_manual_clock_set(mc, ck_at);
+    checkpoint(be[2], ck, cap, "ck3");
+    cr_assert_eq(weir__backend_snapshot_kg(be[2], kg_of("key1"), snap), 0);
+}
+
+/* Restored at 5000, its clock behind the restore the stale entries count
+ * from (10000: another host's clock, a manual one), a native checkpoint
+ * expires what it writes a TTL after the write, as a canonical one does;
+ * the restored entries still count from 10000, also through a native
+ * checkpoint of it. */
+static void restore_behind_restore_time(int64_t first_ttl)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir__backend *old[3];
+    weir_state *sn[3], *sm[3], *se[3];
+    char ck[300], ck4[300];
+    weir_buf snap;
+    weir_buf_init(&snap);
+    stale_restored_at_10000(mc, first_ttl, 10050, old, ck, sizeof ck, &snap);
+    weir_manual_clock_set(mc, 5000);
+    weir__backend *n = opened_vlm(clk, ck, "db3", 100, sn);
+    weir__backend *m =
+        restored_vlm("memory", clk, &snap, kg_of("key1"), 100, sm);
+    expect_plain_entries(sn, true);
+    expect_plain_entries(sm, true);
+    weir_manual_clock_set(mc, 5010);
+    put_entries_of(n, sn, "key2");
+    put_entries_of(m, sm, "key2");
+    weir_manual_clock_set(mc, 5050);
+    checkpoint(n, ck4, sizeof ck4, "ck4");
+    weir__backend *e = opened_vlm(clk, ck4, "db4", 100, se);
+    weir__backend *all[3] = {n, m, e};
+    weir_state **sts[3] = {sn, sm, se};
+    for (int i = 0; i < 3; i++) {
+        weir_manual_clock_set(mc, 5109);
+        cr_assert_eq(setk(all[i], "key2"), 0);
+        expect_plain_entries(sts[i], true);
+        weir_manual_clock_set(mc, 5110);
+        expect_plain_entries(sts[i], false);
+        cr_assert_eq(setk(all[i], "key1"), 0);
+        expect_plain_entries(sts[i], true);
+        weir_manual_clock_set(mc, 10099);
+        expect_plain_entries(sts[i], true);
+        weir_manual_clock_set(mc, 10100);
+        expect_plain_entries(sts[i], false);
+    }
+    weir_buf_fini(&snap);
+    for (int i = 0; i < 3; i++) {
+        weir__backend_destroy(old[i]);
+        weir__backend_destroy(all[i]);
+    }
+    weir_manual_clock_destroy(mc);
+}
+
+Test(rocksdb, native_restore_behind_its_restore_time_counts_writes_from_them)
+{
+    restore_behind_restore_time(100);
+}
+
+/* So do entries written without TTL, which carry no stamp. */
+Test(rocksdb, native_restore_behind_its_restore_time_unstamped)
+{
+    restore_behind_restore_time(0);
+}
+
+/* Checkpointed natively once their TTL passed (no compaction dropped them
+ * yet), stale entries stay expired when restored with the clock behind,
+ * as a canonical snapshot leaves them out: the floor goes from a native
+ * checkpoint once its TTL passed, stamps count as they are. */
+Test(rocksdb, native_checkpoint_drops_a_floor_past_its_ttl)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir__backend *old[3];
+    weir_state *sn[3], *sm[3];
+    char ck[300];
+    weir_buf snap;
+    weir_buf_init(&snap);
+    stale_restored_at_10000(mc, 100, 10100, old, ck, sizeof ck, &snap);
+    weir_manual_clock_set(mc, 5000);
+    weir__backend *n = opened_vlm(clk, ck, "db3", 100, sn);
+    weir__backend *m =
+        restored_vlm("memory", clk, &snap, kg_of("key1"), 100, sm);
+    expect_plain_entries(sm, false);
+    expect_plain_entries(sn, false);
+    weir_buf_fini(&snap);
+    for (int i = 0; i < 3; i++)
+        weir__backend_destroy(old[i]);
+    weir__backend_destroy(n);
+    weir__backend_destroy(m);
+    weir_manual_clock_destroy(mc);
+}
+
+/* The SST files of native checkpoint ck. */
+static int ssts_of(const char *ck)
+{
+    DIR *d = opendir(ck);
+    cr_assert_not_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        n += len >= 4 && strcmp(e->d_name + len - 4, ".sst") == 0;
+    }
+    closedir(d);
+    return n;
+}
+
+/* A native checkpoint writes the names and restore times of states only
+ * when they changed: one with nothing written since the last adds no file,
+ * for states with and without TTL, fresh or natively restored. */
+Test(rocksdb, native_checkpoint_unchanged_adds_no_file)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *a;
+    weir_state *sb[3];
+    weir__backend *b = restored_at_10000(mc, &a, sb);
+    reg(a, "t", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    char ck[4][300];
+    checkpoint(a, ck[0], sizeof ck[0], "ck0");
+    checkpoint(a, ck[1], sizeof ck[1], "ck1");
+    cr_assert_eq(ssts_of(ck[1]), ssts_of(ck[0]));
+    weir_manual_clock_set(mc, 10050);
+    checkpoint(b, ck[2], sizeof ck[2], "ck2");
+    checkpoint(b, ck[3], sizeof ck[3], "ck3");
+    cr_assert_eq(ssts_of(ck[3]), ssts_of(ck[2]));
+    /* What they did not write again is still in them: restored, entries
+     * count from the first restore with TTL. */
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir_state *sc[3], *sd[3];
+    weir_manual_clock_set(mc, 10060);
+    weir__backend *c = opened_vlm(clk, ck[3], "db3", 100, sc);
+    weir_manual_clock_set(mc, 20000);
+    weir__backend *d = opened_vlm(clk, ck[1], "db1", 100, sd);
+    weir_manual_clock_set(mc, 10099);
+    expect_plain_entries(sc, true);
+    weir_manual_clock_set(mc, 10100);
+    expect_plain_entries(sc, false);
+    weir_manual_clock_set(mc, 20099);
+    expect_plain_entries(sd, true);
+    weir_manual_clock_set(mc, 20100);
+    expect_plain_entries(sd, false);
+    weir__backend_destroy(a);
+    weir__backend_destroy(b);
+    weir__backend_destroy(c);
+    weir__backend_destroy(d);
+    weir_manual_clock_destroy(mc);
+}
+
 /* Past id 4096 too, values of a state without TTL restored natively into
  * one with TTL expire. */
 Test(rocksdb, native_restore_ttl_of_state_4096)

@@ -78,6 +78,10 @@ typedef struct ttl_chunk {
     /* what the restored checkpoint named (META_UNSTAMPED): */
     uint8_t stored[TTL_CHUNK]; /* STORED_* */
     int64_t stored_at[TTL_CHUNK];
+    /* The META_UNSTAMPED key the database holds, so that write_meta writes
+     * it only when it changes: 0 not known, else 1 + STORED_*, at meta_at. */
+    uint8_t meta[TTL_CHUNK];
+    int64_t meta_at[TTL_CHUNK];
 } ttl_chunk;
 
 enum { STORED_NONE, STORED_AT, STORED_FLOOR };
@@ -97,6 +101,10 @@ typedef struct rdb_backend {
      * or a native restore brings one; read by compaction threads. */
     _Atomic(ttl_chunk *) ttl[TTL_CHUNKS];
     _Atomic bool floors; /* some state has a floor */
+    /* The meta keys the database holds (write_meta writes the others):
+     * META_MAXP, and the names of states [0, meta_states). */
+    bool meta_maxp;
+    uint32_t meta_states;
     weir_buf kbuf; /* the key of the current access */
     weir_buf vbuf; /* the value being written */
     rchunk *arena; /* read results, reset by writes */
@@ -385,8 +393,9 @@ static inline int64_t stamp_of(const weir_state *st, int64_t now)
  * (docs/state.md): from the time the checkpoint names for the state (an
  * earlier restore's, META_UNSTAMPED) or else the restore's own. So does a
  * value whose stamp a run without TTL left (the state's floor): values
- * written since carry later stamps. Without a native restore no stamped
- * state holds such a value.
+ * written since carry later stamps (a restore with the clock behind the
+ * floor rewrites the stale ones instead: settle_floors). Without a native
+ * restore no stamped state holds such a value.
  */
 static inline ttl_chunk *chunk_of(const rdb_backend *rb, uint32_t sid)
 {
@@ -2065,14 +2074,40 @@ static void meta_unstamped_key(uint8_t k[5], uint32_t sid)
     wr_u16be(k + 3, sid);
 }
 
+/* The meta value of u (ttl_chunk's meta). */
+static uint8_t meta_of(unstamp u)
+{
+    return 1 + (u.floor                  ? STORED_FLOOR
+                : u.at == WEIR__NO_STAMP ? STORED_NONE
+                                         : STORED_AT);
+}
+
+/* Forgets which meta keys the database holds (a failed write). */
+static void meta_unknown(rdb_backend *rb)
+{
+    rb->meta_maxp = false;
+    rb->meta_states = 0;
+    for (uint32_t i = 0; i < rb->base.n_states; i++) {
+        ttl_chunk *c = chunk_of(rb, i);
+        if (c)
+            c->meta[i % TTL_CHUNK] = 0;
+    }
+}
+
+/*
+ * Writes the meta keys that changed since the last write_meta or the
+ * restore: a checkpoint with nothing new to say writes nothing, so a job
+ * that wrote no state since its last checkpoint flushes no file.
+ */
 static int write_meta(rdb_backend *rb)
 {
     rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
     uint8_t maxp[4];
     uint32_t m = rb->base.max_parallelism;
     memcpy(maxp, &m, 4);
-    rocksdb_writebatch_put(wb, (const char *)META_MAXP, 3, (const char *)maxp,
-                           4);
+    if (!rb->meta_maxp)
+        rocksdb_writebatch_put(wb, (const char *)META_MAXP, 3,
+                               (const char *)maxp, 4);
     weir_buf v;
     weir_buf_init(&v);
     int rc = 0;
@@ -2081,13 +2116,29 @@ static int write_meta(rdb_backend *rb)
         uint8_t k[5] = {0xFF, 0xFF, 'S'};
         wr_u16be(k + 3, st->id);
         weir_buf_clear(&v);
-        if (!(rc = weir_buf_put_u8(&v, (uint8_t)st->desc.kind)) &&
+        if (st->id >= rb->meta_states &&
+            !(rc = weir_buf_put_u8(&v, (uint8_t)st->desc.kind)) &&
             !(rc = weir_buf_put(&v, st->desc.name, strlen(st->desc.name))))
             rocksdb_writebatch_put(wb, (const char *)k, 5, (const char *)v.data,
                                    v.len);
+        unstamp u = unstamped_out(st);
+        /* A floor whose TTL passed no longer matters here (the stamps
+         * before it expired with it), and a restore with the clock behind
+         * it would revive them (settle_floors): it goes, as a canonical
+         * snapshot leaves those entries out. */
+        if (u.floor && has_ttl(st) &&
+            weir__ttl_expired(u.at, weir__now(&rb->base), st->ttl_ms))
+            u.floor = false;
+        ttl_chunk *c = chunk_of(rb, st->id);
+        uint32_t j = st->id % TTL_CHUNK;
+        if (c && c->meta[j] == meta_of(u) && c->meta_at[j] == u.at)
+            continue;
+        if (c) {
+            c->meta[j] = meta_of(u);
+            c->meta_at[j] = u.at;
+        }
         /* A key of an earlier checkpoint goes when stamps count as they
          * are. */
-        unstamp u = unstamped_out(st);
         meta_unstamped_key(k, st->id);
         if (u.at == WEIR__NO_STAMP && !u.floor) {
             rocksdb_writebatch_delete(wb, (const char *)k, 5);
@@ -2100,6 +2151,12 @@ static int write_meta(rdb_backend *rb)
     }
     if (!rc)
         rc = db_write(rb, wb);
+    if (rc) {
+        meta_unknown(rb);
+    } else {
+        rb->meta_maxp = true;
+        rb->meta_states = rb->base.n_states;
+    }
     weir_buf_fini(&v);
     rocksdb_writebatch_destroy(wb);
     return rc;
@@ -2271,6 +2328,8 @@ static int load_meta(rdb_backend *rb)
         rc = irc;
     weir_buf_fini(&lo);
     weir_buf_fini(&hi);
+    rb->meta_maxp = !rc;
+    rb->meta_states = rc ? 0 : rb->base.n_states;
     return rc;
 }
 
@@ -2298,10 +2357,15 @@ static int load_unstamped(rdb_backend *rb)
             memcpy(&at, v, 8);
             stored = vlen == 9 ? STORED_FLOOR : STORED_AT;
         }
+        /* A key that write_meta never writes is not known. */
+        bool odd = v && (stored == STORED_NONE ||
+                         (stored == STORED_AT && at == WEIR__NO_STAMP));
         rocksdb_free(v);
         if (at == WEIR__NO_STAMP && stored == STORED_AT)
             stored = STORED_NONE;
         uint32_t j = i % TTL_CHUNK;
+        c->meta[j] = odd ? 0 : 1 + stored;
+        c->meta_at[j] = at;
         c->stored[j] = stored;
         c->stored_at[j] = at;
         int64_t u = at == WEIR__NO_STAMP ? now : at;
@@ -2311,6 +2375,117 @@ static int load_unstamped(rdb_backend *rb)
             atomic_store_explicit(&rb->floors, true, memory_order_relaxed);
         }
     }
+    return 0;
+}
+
+/* Whether state i's stale stamps must be rewritten (settle_floors). */
+static bool floor_ahead(const rdb_backend *rb, uint32_t i, int64_t now)
+{
+    const ttl_chunk *c = chunk_of(rb, i);
+    uint32_t j = i % TTL_CHUNK;
+    return c && c->stored[j] == STORED_FLOOR &&
+           c->stored_at[j] != WEIR__NO_STAMP && now < c->stored_at[j];
+}
+
+/* Rewrites the stamps of value v (of a state of kind) before at to at;
+ * whether any changed. */
+static bool raise_stamps(char *v, size_t vlen, uint8_t kind, int64_t at)
+{
+    bool changed = false;
+    if (kind == WEIR_STATE_LIST) {
+        for (size_t off = 0; vlen - off >= ELEM_HDR;) {
+            size_t esz = ELEM_HDR + (size_t)rd_u32(v + off);
+            if (esz > vlen - off)
+                break; /* malformed: left as it is, a read reports it */
+            if (rd_i64(v + off + 4) < at) {
+                memcpy(v + off + 4, &at, 8);
+                changed = true;
+            }
+            off += esz;
+        }
+    } else if (vlen >= 8 && rd_i64(v) < at) {
+        memcpy(v, &at, 8);
+        changed = true;
+    }
+    return changed;
+}
+
+/*
+ * A floor only tells stale stamps from new ones while the clock is past
+ * it: restored with the clock behind the floor (another host's, a manual
+ * one), a value written now would count as written at the floor and live
+ * longer than its TTL. Such a state's stale stamps are rewritten to the
+ * floor instead, which then goes: every stamp counts as it is, as a
+ * canonical restore's do. A scan of the state, only on that restore.
+ */
+static int settle_floors(rdb_backend *rb)
+{
+    int64_t now = weir__now(&rb->base);
+    bool any = false, floors = false;
+    for (uint32_t i = 0; i < rb->base.n_states; i++)
+        any |= floor_ahead(rb, i, now);
+    if (!any)
+        return 0;
+    weir_buf lo, hi, v;
+    weir_buf_init(&lo);
+    weir_buf_init(&hi);
+    weir_buf_init(&v);
+    uint8_t b[2];
+    wr_u16be(b, rb->base.kg_lo);
+    int rc = weir_buf_put(&lo, b, 2);
+    wr_u16be(b, rb->base.kg_hi);
+    if (!rc)
+        rc = weir_buf_put(&hi, b, 2);
+    if (rc) {
+        weir_buf_fini(&lo);
+        weir_buf_fini(&hi);
+        return rc;
+    }
+    rocksdb_writebatch_t *wb = rocksdb_writebatch_create();
+    range_iter ri;
+    iter_open(rb, &ri, &lo, &hi);
+    for (; rocksdb_iter_valid(ri.it) && !rc; rocksdb_iter_next(ri.it)) {
+        size_t klen, vlen;
+        const char *k = rocksdb_iter_key(ri.it, &klen);
+        const char *val = rocksdb_iter_value(ri.it, &vlen);
+        uint32_t sid =
+            klen >= 4 ? (uint32_t)(uint8_t)k[2] << 8 | (uint8_t)k[3] : 0xFFFF;
+        if (sid >= rb->base.n_states || !floor_ahead(rb, sid, now))
+            continue;
+        weir_buf_clear(&v);
+        if ((rc = weir_buf_put(&v, val, vlen)))
+            break;
+        if (raise_stamps((char *)v.data, v.len,
+                         (uint8_t)rb->base.states[sid]->desc.kind,
+                         chunk_of(rb, sid)->stored_at[sid % TTL_CHUNK]))
+            rocksdb_writebatch_put(wb, k, klen, (const char *)v.data, v.len);
+        if (rocksdb_writebatch_count(wb) >= BATCH_OPS) {
+            rc = db_write(rb, wb);
+            rocksdb_writebatch_clear(wb);
+        }
+    }
+    int irc = iter_close(rb, &ri);
+    if (!rc)
+        rc = irc;
+    if (!rc)
+        rc = db_write(rb, wb);
+    rocksdb_writebatch_destroy(wb);
+    weir_buf_fini(&lo);
+    weir_buf_fini(&hi);
+    weir_buf_fini(&v);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < rb->base.n_states; i++) {
+        ttl_chunk *c = chunk_of(rb, i);
+        uint32_t j = i % TTL_CHUNK;
+        if (floor_ahead(rb, i, now)) {
+            c->stored[j] = STORED_AT;
+            atomic_store_explicit(&c->floor[j], WEIR__NO_STAMP,
+                                  memory_order_relaxed);
+        }
+        floors |= c->stored[j] == STORED_FLOOR;
+    }
+    atomic_store_explicit(&rb->floors, floors, memory_order_relaxed);
     return 0;
 }
 
@@ -2330,7 +2505,8 @@ int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
     if ((rc = seed_dir(ckpt_dir, cfg->dir)) || (rc = rdb_open(rb)) ||
         (rc = load_meta(rb)) || (rc = load_unstamped(rb)) ||
         (rc = delete_kg_range(rb, 0, cfg->kg_lo)) ||
-        (rc = delete_kg_range(rb, cfg->kg_hi, 0xFFFF))) {
+        (rc = delete_kg_range(rb, cfg->kg_hi, 0xFFFF)) ||
+        (rc = settle_floors(rb))) {
         rdb_free(rb, true);
         return rc;
     }
