@@ -46,15 +46,27 @@ trap 'rm -rf "$work"' EXIT
 . "$src/tests/support/watchdog.sh"
 limit=${WEIR_GOLDEN_RUN_LIMIT:-300}
 normalize() { sed -E 's/^[0-9]+> //; s/^([A-Za-z0-9_-]+):[0-9]+> /\1> /' | LC_ALL=C sort; }
+# fresh_copy CASE: the case's folder as a job sees it (@WEIR_DIR@ filled
+# in), fresh for every run (a job may write files into it); made once per
+# case and copied from there
+fresh_copy() {
+  if [ "$1" != "${prepared:-}" ]; then
+    rm -rf "$work/prepared"; cp -r "$src/$1" "$work/prepared"
+    sed -i "s|@WEIR_DIR@|$weir_dir|g" "$work/prepared/job.sql"
+    mkdir -p "$work/${1%/*}"
+    prepared=$1
+  fi
+  rm -rf "$work/$1"; cp -r "$work/prepared" "$work/$1"
+}
 for c in "${cases[@]}"; do
   dir="$src/$c"
   if [ -f "$dir/expected-error.txt" ]; then
-    rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"; sed -i "s|@WEIR_DIR@|$weir_dir|g" "$work/$c/job.sql"
+    fresh_copy "$c"
     (cd "$work/$c" && exec "$weir" run job.sql) > /dev/null 2> "$work/err" &
     watch_pid $! "$limit" "$c"
     code=$?
-    out=$(cat "$work/err")
-    want=$(cat "$dir/expected-error.txt")
+    out=$(< "$work/err")
+    want=$(< "$dir/expected-error.txt")
     want_code=3
     [ -f "$dir/expected-exit.txt" ] && want_code=$(cat "$dir/expected-exit.txt")
     if [ $code -eq "$want_code" ] && grep -qF -- "$want" <<<"$out"; then
@@ -67,12 +79,12 @@ for c in "${cases[@]}"; do
   fi
   ps=${WEIR_GOLDEN_PARALLELISM:-1 2 4}
   [ -f "$dir/parallelism-1-only" ] && ps=1   # output that names the parallelism
+  [ -f "$dir/expected.txt" ] && normalize < "$dir/expected.txt" > "$work/want"
   for p in $ps; do
-    rm -rf "$work/$c"; mkdir -p "$work/$c"; cp -r "$dir/." "$work/$c"; sed -i "s|@WEIR_DIR@|$weir_dir|g" "$work/$c/job.sql"
+    fresh_copy "$c"
     (cd "$work/$c" && exec "$weir" run job.sql -D parallelism.default=$p) > "$work/out" 2> "$work/err" &
     watch_pid $! "$limit" "$c (parallelism $p)"
     code=$?
-    out=$(cat "$work/out")
     if [ $code -ne 0 ]; then
       echo "FAIL $c (parallelism $p): exit $code"; head -5 "$work/err"
       fail=$((fail + 1))
@@ -86,7 +98,7 @@ for c in "${cases[@]}"; do
       fi
     fi
     if [ -f "$dir/expected.txt" ]; then
-      if ! diff <(normalize <"$dir/expected.txt") <(normalize <<<"$out") >"$work/diff"; then
+      if ! normalize < "$work/out" | diff "$work/want" - > "$work/diff"; then
         echo "FAIL $c (parallelism $p): output differs (< expected, > actual)"; head -20 "$work/diff"
         fail=$((fail + 1))
         continue
