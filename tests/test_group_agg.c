@@ -53,10 +53,12 @@ static uint64_t test_seed(void)
 }
 
 /*
- * Three updating aggregations over Nexmark bids: many changes per key per
+ * Updating aggregations over Nexmark bids: many changes per key per
  * batch (13 keys), an aggregation over an updating input (its groups empty
- * out: -D rows), string keys with COUNT(DISTINCT) and MIN, and
- * COUNT(DISTINCT) over an updating input (values retracted and re-added).
+ * out: -D rows), string keys with COUNT(DISTINCT) and MIN, COUNT(DISTINCT)
+ * over an updating input (values retracted and re-added), and string
+ * results over an updating input, long ones and NULLs among them (a
+ * group's old result kept beside its int64 ones until its -U is written).
  */
 static char *script_n(unsigned events)
 {
@@ -70,7 +72,9 @@ static char *script_n(unsigned events)
         "SELECT 'c', channel, COUNT(DISTINCT bidder) AS d, MIN(price) AS lo FROM bid GROUP BY channel;\n"
         "SELECT 'd', n %% 4 AS k, COUNT(DISTINCT a7) AS d7, COUNT(DISTINCT n) AS dn, COUNT(*) AS c,\n"
         "  COUNT(DISTINCT a7) FILTER (WHERE n > 2) AS d7f, COUNT(*) FILTER (WHERE a7 < 3) AS cf FROM\n"
-        "  (SELECT auction %% 7 AS a7, auction, COUNT(*) AS n FROM bid GROUP BY auction %% 7, auction) GROUP BY n %% 4;\n";
+        "  (SELECT auction %% 7 AS a7, auction, COUNT(*) AS n FROM bid GROUP BY auction %% 7, auction) GROUP BY n %% 4;\n"
+        "SELECT 'e', n %% 3 AS k, MAX(ch) AS hi, MIN(ch) FILTER (WHERE n > 3) AS lo, MIN(u) AS u, COUNT(*) AS c FROM\n"
+        "  (SELECT auction, MAX(channel) AS ch, MAX(url) AS u, COUNT(*) AS n FROM bid GROUP BY auction) GROUP BY n %% 3;\n";
     char *s = NULL;
     cr_assert(asprintf(&s, text, events, test_seed()) > 0);
     return s;
