@@ -211,18 +211,14 @@ static inline uint8_t *vput(uint8_t *p, uint64_t v)
     return p;
 }
 
-/* The varint at *pp (before end) into *v; false when it runs past end or
- * past 64 bits. */
-static inline bool vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+/* The varint at *pp (before end) into *v, its bytes read up to end, or with room (10 bytes, the
+ * longest's, before end) without a test of end a byte. */
+static inline __attribute__((always_inline)) bool vget_loop(const uint8_t **pp, const uint8_t *end, bool room,
+                                                            uint64_t *v)
 {
     const uint8_t *p = *pp;
-    if (p < end && *p < 0x80) {
-        *v = *p;
-        *pp = p + 1;
-        return true;
-    }
     uint64_t x = 0;
-    for (unsigned sh = 0; p < end && sh < 64; sh += 7) {
+    for (unsigned sh = 0; (room || p < end) && sh < 64; sh += 7) {
         uint8_t c = *p++;
         x |= (uint64_t)(c & 0x7f) << sh;
         if (c < 0x80) {
@@ -234,10 +230,24 @@ static inline bool vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
     return false;
 }
 
+/* The varint at *pp (before end) into *v; false when it runs past end or
+ * past 64 bits. */
+static inline bool vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    if (p < end && *p < 0x80) {
+        *v = *p;
+        *pp = p + 1;
+        return true;
+    }
+    return end - p >= 10 ? vget_loop(pp, end, true, v) : vget_loop(pp, end, false, v);
+}
+
 /* The bytes of the non-NULL value (col, row) of kind k (crow_kind) in the compact encoding;
- * w: its width when stored as its bytes. */
-static inline __attribute__((always_inline)) size_t crow_col_len(int k, size_t w, const weir_column *col,
-                                                                 uint32_t row)
+ * stored as its bytes, it has the width of type t (NULL: w, taken before). The column helpers
+ * below share these arguments. */
+static inline __attribute__((always_inline)) size_t crow_col_len(int k, const weir_type *t, size_t w,
+                                                                 const weir_column *col, uint32_t row)
 {
     switch (k) {
     case CK_V32:
@@ -249,7 +259,7 @@ static inline __attribute__((always_inline)) size_t crow_col_len(int k, size_t w
         return vlen64(sl) + sl;
     }
     default:
-        return w;
+        return t ? weir_type_size(*t) : w;
     }
 }
 
@@ -264,8 +274,7 @@ static inline __attribute__((always_inline)) size_t crow_len(const weir_batch *b
         if ((skip && skip[c]) || weir_batch_is_null(b, c, row))
             continue;
         const weir_column *col = &b->cols[c];
-        int k = crow_kind(col->type);
-        len += crow_col_len(k, k == CK_RAW ? weir_type_size(col->type) : 0, col, row);
+        len += crow_col_len(crow_kind(col->type), &col->type, 0, col, row);
     }
     return len;
 }
@@ -277,10 +286,29 @@ size_t weir__crow_len_skip(const weir_batch *b, uint32_t row, uint32_t n, const 
     return crow_len(b, row, n, skip);
 }
 
-/* Writes the non-NULL value (col, row) of kind k (crow_kind; w: its width when stored as its
- * bytes, heap: its batch's) at p in the compact encoding; returns its end. */
-static inline __attribute__((always_inline)) uint8_t *crow_col_put(int k, size_t w, const weir_column *col,
-                                                                   const char *heap, uint32_t row, uint8_t *p)
+/* The most bytes a column takes in the compact encoding but a string's bytes: a 64-bit
+ * varint (10), a string's length's varint (5), a DECIMAL of precision > 18 (16). */
+#define CROW_COL_MAX 16
+
+/* A row written into a buffer that grows as its strings need (crow_put). */
+typedef struct crow_grow {
+    weir_buf *buf;
+    size_t start; /* the row's offset in buf */
+    /* buf's room past the bitmap and CROW_COL_MAX bytes for each column still to write,
+     * at least: a column takes at most its CROW_COL_MAX but a string's bytes, which are
+     * taken from it (a test and a subtraction per string) */
+    size_t spare;
+    uint8_t *bits; /* the row's bitmap (it moves with buf) */
+    uint32_t n;    /* the row's columns */
+} crow_grow;
+
+/* Writes the non-NULL value (col, row) (of the row's column c; heap: its batch's) at p in the
+ * compact encoding; returns its end. g: p is the end of g->buf's bytes, and a string that
+ * would not fit grows it first (NULL when that fails); NULL: p has room. */
+static inline __attribute__((always_inline)) uint8_t *crow_col_put(int k, const weir_type *t, size_t w,
+                                                                   const weir_column *col, const char *heap,
+                                                                   uint32_t row, uint8_t *p, crow_grow *g,
+                                                                   uint32_t c)
 {
     switch (k) {
     case CK_V32:
@@ -289,20 +317,30 @@ static inline __attribute__((always_inline)) uint8_t *crow_col_put(int k, size_t
         return vput(p, zigzag64(((const int64_t *)col->data)[row]));
     case CK_STR: {
         weir_strref r = ((const weir_strref *)col->data)[row];
+        if (g && r.len > g->spare) {
+            /* room for the string, and CROW_COL_MAX for this column and each after it */
+            size_t fixed = (size_t)(g->n - c) * CROW_COL_MAX;
+            g->buf->len = (size_t)(p - g->buf->data);
+            if (weir_buf_reserve(g->buf, r.len + fixed))
+                return NULL;
+            p = g->buf->data + g->buf->len;
+            g->bits = g->buf->data + g->start;
+            g->spare = g->buf->cap - g->buf->len - fixed;
+        }
+        if (g)
+            g->spare -= r.len;
         p = vput(p, r.len);
         if (r.len)
             memcpy(p, heap + r.off, r.len);
         return p + r.len;
     }
-    default:
-        copy_value(p, (const char *)col->data + (size_t)row * w, w);
-        return p + w;
+    default: {
+        size_t ww = t ? weir_type_size(*t) : w;
+        copy_value(p, (const char *)col->data + (size_t)row * ww, ww);
+        return p + ww;
+    }
     }
 }
-
-/* The most bytes a column takes in the compact encoding but a string's bytes: a 64-bit
- * varint (10), a string's length's varint (5), a DECIMAL of precision > 18 (16). */
-#define CROW_COL_MAX 16
 
 /*
  * Writes the compact encoding at p (the columns where skip is true left out) and returns
@@ -315,40 +353,25 @@ static inline __attribute__((always_inline)) uint8_t *crow_put(const weir_batch 
                                                                uint8_t *p, const bool *skip, weir_buf *grow)
 {
     size_t nb = (n + 7) / 8;
-    /* grow's room past the bitmap and CROW_COL_MAX bytes for each column still to write,
-     * at least: a column takes at most its CROW_COL_MAX but a string's bytes, which are
-     * taken from it (a test and a subtraction per string). */
-    size_t start = grow ? grow->len : 0, spare = grow ? grow->cap - start - nb - (size_t)n * CROW_COL_MAX : 0;
+    crow_grow g = {grow, grow ? grow->len : 0, 0, p, n};
+    if (grow)
+        g.spare = grow->cap - g.start - nb - (size_t)n * CROW_COL_MAX;
     if (nb == 1) /* most rows: not a call for one byte */
         *p = 0;
     else
         memset(p, 0, nb);
-    uint8_t *bits = p;
     p += nb;
     for (uint32_t c = 0; c < n; c++) {
         if (skip && skip[c])
             continue;
         if (weir_batch_is_null(b, c, row)) {
-            bits[c >> 3] |= (uint8_t)(1u << (c & 7));
+            g.bits[c >> 3] |= (uint8_t)(1u << (c & 7));
             continue;
         }
         const weir_column *col = &b->cols[c];
-        int k = crow_kind(col->type);
-        if (grow && k == CK_STR) {
-            uint32_t sl = ((const weir_strref *)col->data)[row].len;
-            if (sl > spare) {
-                /* room for the string, and CROW_COL_MAX for this column and each after it */
-                size_t fixed = (size_t)(n - c) * CROW_COL_MAX;
-                grow->len = (size_t)(p - grow->data);
-                if (weir_buf_reserve(grow, sl + fixed))
-                    return NULL;
-                p = grow->data + grow->len;
-                bits = grow->data + start;
-                spare = grow->cap - grow->len - fixed;
-            }
-            spare -= sl;
-        }
-        p = crow_col_put(k, k == CK_RAW ? weir_type_size(col->type) : 0, col, b->heap, row, p);
+        p = crow_col_put(crow_kind(col->type), &col->type, 0, col, b->heap, row, p, grow ? &g : NULL, c);
+        if (grow && !p)
+            return NULL;
     }
     return p;
 }
@@ -421,10 +444,10 @@ typedef struct crow_heap {
     size_t used, len; /* its bytes used; taken: the row's length */
 } crow_heap;
 
-/* Reads the non-NULL value of kind k (crow_kind; w: its width when stored as its bytes) at *pp
- * (before end), past it, and with put writes it into (col, row) of dst, a string into hp's
- * piece. WEIR_ECORRUPT when it does not decode. */
-static inline __attribute__((always_inline)) int crow_col_get(int k, size_t w, const uint8_t **pp,
+/* Reads the non-NULL value of kind k (crow_kind; t, w: crow_col_len's) at *pp (before end),
+ * past it, and with put writes it into (col, row) of dst, a string into hp's piece.
+ * WEIR_ECORRUPT when it does not decode. */
+static inline __attribute__((always_inline)) int crow_col_get(int k, const weir_type *t, size_t w, const uint8_t **pp,
                                                               const uint8_t *end, weir_batch *dst, weir_column *col,
                                                               uint32_t row, bool put, crow_heap *hp)
 {
@@ -457,6 +480,8 @@ static inline __attribute__((always_inline)) int crow_col_get(int k, size_t w, c
         *pp += v;
         return 0;
     default:
+        if (t)
+            w = weir_type_size(*t);
         if ((size_t)(end - *pp) < w)
             return WEIR_ECORRUPT;
         if (put)
@@ -499,8 +524,7 @@ __attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, s
         }
         weir_column *col = &dst->cols[c];
         weir_type type = types ? types->fields[c].type : col->type;
-        int k = crow_kind(type);
-        rc = crow_col_get(k, k == CK_RAW ? weir_type_size(type) : 0, &p, end, dst, col, row, put, &hp);
+        rc = crow_col_get(crow_kind(type), &type, 0, &p, end, dst, col, row, put, &hp);
     }
     /* every byte read (when every column was), and no NULL bit past the columns */
     if (!rc && ((upto == n && p != end) || ((n & 7) && bits[nb - 1] >> (n & 7))))
@@ -556,7 +580,8 @@ int weir__crow_plan_init(weir__crow_plan *pl, const weir_schema *s, uint32_t n, 
         }
         weir_type t = s->fields[c].type;
         int k = crow_kind(t);
-        pl->cols[pl->n_stored++] = (weir__crow_col){c, (uint8_t)k, (uint8_t)(k == CK_RAW ? weir_type_size(t) : 0)};
+        pl->cols[pl->n_stored++] =
+            (weir__crow_col){c, (uint8_t)k, (uint8_t)(k == CK_RAW ? weir_type_size(t) : 0), (uint8_t)(1u << (c & 7))};
     }
     if (n & 7) /* nor a bit past the columns */
         pl->bad[nb - 1] |= (uint8_t)(0xffu << (n & 7));
@@ -569,7 +594,7 @@ size_t weir__crow_plan_len(const weir__crow_plan *pl, const weir_batch *b, uint3
     for (uint32_t i = 0; i < pl->n_stored; i++) {
         const weir__crow_col *e = &pl->cols[i];
         if (!weir_batch_is_null(b, e->col, row))
-            len += crow_col_len(e->kind, e->w, &b->cols[e->col], row);
+            len += crow_col_len(e->kind, NULL, e->w, &b->cols[e->col], row);
     }
     return len;
 }
@@ -586,9 +611,9 @@ void weir__crow_plan_write(const weir__crow_plan *pl, const weir_batch *b, uint3
     for (uint32_t i = 0; i < pl->n_stored; i++) {
         const weir__crow_col *e = &pl->cols[i];
         if (weir_batch_is_null(b, e->col, row))
-            bits[e->col >> 3] |= (uint8_t)(1u << (e->col & 7));
+            bits[e->col >> 3] |= e->bit;
         else
-            p = crow_col_put(e->kind, e->w, &b->cols[e->col], b->heap, row, p);
+            p = crow_col_put(e->kind, NULL, e->w, &b->cols[e->col], b->heap, row, p, NULL, 0);
     }
     assert((size_t)(p - bits) == len);
     (void)len;
@@ -609,10 +634,10 @@ int weir__crow_plan_decode(const weir__crow_plan *pl, const uint8_t *p, size_t l
     int rc = 0;
     for (uint32_t i = 0; i < pl->n_stored && !rc; i++) {
         const weir__crow_col *e = &pl->cols[i];
-        if (bits[e->col >> 3] & (1u << (e->col & 7)))
+        if (bits[e->col >> 3] & e->bit)
             weir_batch_set_null(dst, e->col, row);
         else
-            rc = crow_col_get(e->kind, e->w, &p, end, dst, &dst->cols[e->col], row, true, &hp);
+            rc = crow_col_get(e->kind, NULL, e->w, &p, end, dst, &dst->cols[e->col], row, true, &hp);
     }
     if (!rc && p != end) /* every byte read */
         rc = WEIR_ECORRUPT;

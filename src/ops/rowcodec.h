@@ -103,6 +103,7 @@ typedef struct weir__crow_col {
     uint32_t col; /* the column */
     uint8_t kind; /* how it is stored (rowcodec.c) */
     uint8_t w;    /* stored as its bytes: their number */
+    uint8_t bit;  /* its NULL bit in its bitmap byte (col / 8): 1 << col % 8 */
 } weir__crow_col;
 
 typedef struct weir__crow_plan {
