@@ -369,8 +369,9 @@ static inline __attribute__((always_inline)) uint8_t *crow_put(const weir_batch 
             continue;
         }
         const weir_column *col = &b->cols[c];
-        p = crow_col_put(crow_kind(col->type), &col->type, 0, col, b->heap, row, p, grow ? &g : NULL, c);
-        if (grow && !p)
+        int k = crow_kind(col->type);
+        p = crow_col_put(k, &col->type, 0, col, b->heap, row, p, grow ? &g : NULL, c);
+        if (grow && k == CK_STR && !p) /* only a string grows the buffer */
             return NULL;
     }
     return p;
