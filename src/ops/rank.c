@@ -178,6 +178,7 @@ typedef struct rank_op {
     uint32_t n_fill;
     size_t fkey_len, fsk_len;
     bool fill_fixed;
+    weir__crow_plan plan; /* the stored row's encoding: the row's columns but the left-out ones */
     /* the partition key of the rows being emitted (their left-out columns come from it) */
     const uint8_t *pkey;
     size_t pklen;
@@ -405,18 +406,16 @@ static int drop_init(rank_op *o)
     return 0;
 }
 
-/* A row of in in the stored encoding: its length, and its bytes at dst. */
+/* A row of in in the stored encoding: its length, and its bytes at dst (o->plan: the same bytes as
+ * weir__crow_write_skip with o->drop, by the columns stored only). */
 static inline size_t row_len(const rank_op *o, const weir_batch *in, uint32_t r)
 {
-    return o->drop ? weir__crow_len_skip(in, r, o->n_cols, o->drop) : weir__crow_len(in, r, o->n_cols);
+    return weir__crow_plan_len(&o->plan, in, r);
 }
 
 static inline void row_write(const rank_op *o, const weir_batch *in, uint32_t r, size_t len, uint8_t *dst)
 {
-    if (o->drop)
-        weir__crow_write_skip(in, r, o->n_cols, len, dst, o->drop);
-    else
-        weir__crow_write(in, r, o->n_cols, len, dst);
+    weir__crow_plan_write(&o->plan, in, r, len, dst);
 }
 
 /* Clears out and writes row r of in into it, encoded as stored. */
@@ -565,10 +564,8 @@ static int fill_dropped(rank_op *o, const uint8_t *key, size_t klen, const uint8
 /* A stored row (its sort key sk) into row `row` of o->out, of the partition with key (key, klen). */
 static int row_decode(rank_op *o, const uint8_t *key, size_t klen, const kept *k, uint32_t row)
 {
-    if (!o->drop)
-        return weir__crow_decode(k->row, k->rowlen, o->out, row, 0, o->n_cols);
-    int rc = weir__crow_decode_skip(k->row, k->rowlen, o->out, row, 0, o->n_cols, o->drop);
-    return rc ? rc : fill_dropped(o, key, klen, k->sk, k->sklen, row);
+    int rc = weir__crow_plan_decode(&o->plan, k->row, k->rowlen, o->out, row);
+    return rc || !o->drop ? rc : fill_dropped(o, key, klen, k->sk, k->sklen, row);
 }
 
 /* Room for n rows in the array *arr of capacity *cap. */
@@ -1723,6 +1720,8 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     }
     o->out_gen = 1; /* 0 is no output batch: kept rows start with ogen 0 */
     int drc = drop_init(o);
+    if (!drc)
+        drc = weir__crow_plan_init(&o->plan, c->out_schema, o->n_cols, o->drop);
     if (drc)
         return drc;
     o->tz_end = WEIR_TS_MIN;
@@ -1841,6 +1840,7 @@ static void rank_close(void *op)
     weir_free(o->take_bytes);
     weir_free(o->drop);
     weir_free(o->fill);
+    weir__crow_plan_fini(&o->plan);
     weir_free(o->takes);
     weir_free(o->copies);
     weir__tz_free(o->tz);

@@ -211,6 +211,25 @@ static inline uint8_t *vput(uint8_t *p, uint64_t v)
     return p;
 }
 
+/* The varint at *pp (before end) into *v, its bytes read up to end, or with room (10 bytes, the
+ * longest's, before end) without a test of end a byte. */
+static inline __attribute__((always_inline)) bool vget_loop(const uint8_t **pp, const uint8_t *end, bool room,
+                                                            uint64_t *v)
+{
+    const uint8_t *p = *pp;
+    uint64_t x = 0;
+    for (unsigned sh = 0; (room || p < end) && sh < 64; sh += 7) {
+        uint8_t c = *p++;
+        x |= (uint64_t)(c & 0x7f) << sh;
+        if (c < 0x80) {
+            *v = x;
+            *pp = p;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The varint at *pp (before end) into *v; false when it runs past end or
  * past 64 bits. */
 static inline bool vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
@@ -221,17 +240,27 @@ static inline bool vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
         *pp = p + 1;
         return true;
     }
-    uint64_t x = 0;
-    for (unsigned sh = 0; p < end && sh < 64; sh += 7) {
-        uint8_t c = *p++;
-        x |= (uint64_t)(c & 0x7f) << sh;
-        if (c < 0x80) {
-            *v = x;
-            *pp = p;
-            return true;
-        }
+    return end - p >= 10 ? vget_loop(pp, end, true, v) : vget_loop(pp, end, false, v);
+}
+
+/* The bytes of the non-NULL value (col, row) of kind k (crow_kind) in the compact encoding;
+ * stored as its bytes, it has the width of type t (NULL: w, taken before). The column helpers
+ * below share these arguments. */
+static inline __attribute__((always_inline)) size_t crow_col_len(int k, const weir_type *t, size_t w,
+                                                                 const weir_column *col, uint32_t row)
+{
+    switch (k) {
+    case CK_V32:
+        return vlen64(zigzag32(((const int32_t *)col->data)[row]));
+    case CK_V64:
+        return vlen64(zigzag64(((const int64_t *)col->data)[row]));
+    case CK_STR: {
+        uint32_t sl = ((const weir_strref *)col->data)[row].len;
+        return vlen64(sl) + sl;
     }
-    return false;
+    default:
+        return t ? weir_type_size(*t) : w;
+    }
 }
 
 /* The length, write and decode of the compact encoding, the columns where skip is true (skip
@@ -245,22 +274,7 @@ static inline __attribute__((always_inline)) size_t crow_len(const weir_batch *b
         if ((skip && skip[c]) || weir_batch_is_null(b, c, row))
             continue;
         const weir_column *col = &b->cols[c];
-        switch (crow_kind(col->type)) {
-        case CK_V32:
-            len += vlen64(zigzag32(((const int32_t *)col->data)[row]));
-            break;
-        case CK_V64:
-            len += vlen64(zigzag64(((const int64_t *)col->data)[row]));
-            break;
-        case CK_STR: {
-            uint32_t sl = ((const weir_strref *)col->data)[row].len;
-            len += vlen64(sl) + sl;
-            break;
-        }
-        default:
-            len += weir_type_size(col->type);
-            break;
-        }
+        len += crow_col_len(crow_kind(col->type), &col->type, 0, col, row);
     }
     return len;
 }
@@ -276,6 +290,58 @@ size_t weir__crow_len_skip(const weir_batch *b, uint32_t row, uint32_t n, const 
  * varint (10), a string's length's varint (5), a DECIMAL of precision > 18 (16). */
 #define CROW_COL_MAX 16
 
+/* A row written into a buffer that grows as its strings need (crow_put). */
+typedef struct crow_grow {
+    weir_buf *buf;
+    size_t start; /* the row's offset in buf */
+    /* buf's room past the bitmap and CROW_COL_MAX bytes for each column still to write,
+     * at least: a column takes at most its CROW_COL_MAX but a string's bytes, which are
+     * taken from it (a test and a subtraction per string) */
+    size_t spare;
+    uint8_t *bits; /* the row's bitmap (it moves with buf) */
+    uint32_t n;    /* the row's columns */
+} crow_grow;
+
+/* Writes the non-NULL value (col, row) (of the row's column c; heap: its batch's) at p in the
+ * compact encoding; returns its end. g: p is the end of g->buf's bytes, and a string that
+ * would not fit grows it first (NULL when that fails); NULL: p has room. */
+static inline __attribute__((always_inline)) uint8_t *crow_col_put(int k, const weir_type *t, size_t w,
+                                                                   const weir_column *col, const char *heap,
+                                                                   uint32_t row, uint8_t *p, crow_grow *g,
+                                                                   uint32_t c)
+{
+    switch (k) {
+    case CK_V32:
+        return vput(p, zigzag32(((const int32_t *)col->data)[row]));
+    case CK_V64:
+        return vput(p, zigzag64(((const int64_t *)col->data)[row]));
+    case CK_STR: {
+        weir_strref r = ((const weir_strref *)col->data)[row];
+        if (g && r.len > g->spare) {
+            /* room for the string, and CROW_COL_MAX for this column and each after it */
+            size_t fixed = (size_t)(g->n - c) * CROW_COL_MAX;
+            g->buf->len = (size_t)(p - g->buf->data);
+            if (weir_buf_reserve(g->buf, r.len + fixed))
+                return NULL;
+            p = g->buf->data + g->buf->len;
+            g->bits = g->buf->data + g->start;
+            g->spare = g->buf->cap - g->buf->len - fixed;
+        }
+        if (g)
+            g->spare -= r.len;
+        p = vput(p, r.len);
+        if (r.len)
+            memcpy(p, heap + r.off, r.len);
+        return p + r.len;
+    }
+    default: {
+        size_t ww = t ? weir_type_size(*t) : w;
+        copy_value(p, (const char *)col->data + (size_t)row * ww, ww);
+        return p + ww;
+    }
+    }
+}
+
 /*
  * Writes the compact encoding at p (the columns where skip is true left out) and returns
  * its end. grow NULL: p has room for the whole row (crow_len). grow: p is the end of
@@ -287,57 +353,26 @@ static inline __attribute__((always_inline)) uint8_t *crow_put(const weir_batch 
                                                                uint8_t *p, const bool *skip, weir_buf *grow)
 {
     size_t nb = (n + 7) / 8;
-    /* grow's room past the bitmap and CROW_COL_MAX bytes for each column still to write,
-     * at least: a column takes at most its CROW_COL_MAX but a string's bytes, which are
-     * taken from it (a test and a subtraction per string). */
-    size_t start = grow ? grow->len : 0, spare = grow ? grow->cap - start - nb - (size_t)n * CROW_COL_MAX : 0;
+    crow_grow g = {grow, grow ? grow->len : 0, 0, p, n};
+    if (grow)
+        g.spare = grow->cap - g.start - nb - (size_t)n * CROW_COL_MAX;
     if (nb == 1) /* most rows: not a call for one byte */
         *p = 0;
     else
         memset(p, 0, nb);
-    uint8_t *bits = p;
     p += nb;
     for (uint32_t c = 0; c < n; c++) {
         if (skip && skip[c])
             continue;
         if (weir_batch_is_null(b, c, row)) {
-            bits[c >> 3] |= (uint8_t)(1u << (c & 7));
+            g.bits[c >> 3] |= (uint8_t)(1u << (c & 7));
             continue;
         }
         const weir_column *col = &b->cols[c];
-        switch (crow_kind(col->type)) {
-        case CK_V32:
-            p = vput(p, zigzag32(((const int32_t *)col->data)[row]));
-            break;
-        case CK_V64:
-            p = vput(p, zigzag64(((const int64_t *)col->data)[row]));
-            break;
-        case CK_STR: {
-            weir_strref r = ((const weir_strref *)col->data)[row];
-            if (grow && r.len > spare) {
-                /* room for the string, and CROW_COL_MAX for this column and each after it */
-                size_t fixed = (size_t)(n - c) * CROW_COL_MAX;
-                grow->len = (size_t)(p - grow->data);
-                if (weir_buf_reserve(grow, r.len + fixed))
-                    return NULL;
-                p = grow->data + grow->len;
-                bits = grow->data + start;
-                spare = grow->cap - grow->len - fixed;
-            }
-            spare -= r.len;
-            p = vput(p, r.len);
-            if (r.len)
-                memcpy(p, b->heap + r.off, r.len);
-            p += r.len;
-            break;
-        }
-        default: {
-            size_t w = weir_type_size(col->type);
-            copy_value(p, (const char *)col->data + (size_t)row * w, w);
-            p += w;
-            break;
-        }
-        }
+        int k = crow_kind(col->type);
+        p = crow_col_put(k, &col->type, 0, col, b->heap, row, p, grow ? &g : NULL, c);
+        if (grow && k == CK_STR && !p) /* only a string grows the buffer */
+            return NULL;
     }
     return p;
 }
@@ -404,6 +439,59 @@ int weir__crow_encode_skip(const weir_batch *b, uint32_t row, uint32_t n, const 
  * at once (the strings are shorter) and what they did not use is given
  * back, so a row costs one heap reservation, not one per string.
  */
+typedef struct crow_heap {
+    char *h;          /* the piece (NULL: not taken yet) */
+    weir_strref at;   /* where it lies in dst's heap */
+    size_t used, len; /* its bytes used; taken: the row's length */
+} crow_heap;
+
+/* Reads the non-NULL value of kind k (crow_kind; t, w: crow_col_len's) at *pp (before end),
+ * past it, and with put writes it into (col, row) of dst, a string into hp's piece.
+ * WEIR_ECORRUPT when it does not decode. */
+static inline __attribute__((always_inline)) int crow_col_get(int k, const weir_type *t, size_t w, const uint8_t **pp,
+                                                              const uint8_t *end, weir_batch *dst, weir_column *col,
+                                                              uint32_t row, bool put, crow_heap *hp)
+{
+    uint64_t v;
+    int rc;
+    switch (k) {
+    case CK_V32:
+        if (!vget(pp, end, &v) || v > UINT32_MAX)
+            return WEIR_ECORRUPT;
+        if (put)
+            ((int32_t *)col->data)[row] = (int32_t)((uint32_t)(v >> 1) ^ (uint32_t)-(int32_t)(v & 1));
+        return 0;
+    case CK_V64:
+        if (!vget(pp, end, &v))
+            return WEIR_ECORRUPT;
+        if (put)
+            ((int64_t *)col->data)[row] = (int64_t)((v >> 1) ^ (uint64_t)-(int64_t)(v & 1));
+        return 0;
+    case CK_STR:
+        if (!vget(pp, end, &v) || v > (uint64_t)(end - *pp))
+            return WEIR_ECORRUPT;
+        if (put) {
+            if (!hp->h && (rc = weir_batch_heap_alloc(dst, hp->len, &hp->h, &hp->at)))
+                return rc;
+            if (v)
+                memcpy(hp->h + hp->used, *pp, (size_t)v);
+            ((weir_strref *)col->data)[row] = (weir_strref){hp->at.off + (uint32_t)hp->used, (uint32_t)v};
+            hp->used += (size_t)v;
+        }
+        *pp += v;
+        return 0;
+    default:
+        if (t)
+            w = weir_type_size(*t);
+        if ((size_t)(end - *pp) < w)
+            return WEIR_ECORRUPT;
+        if (put)
+            copy_value((char *)col->data + (size_t)row * w, *pp, w);
+        *pp += w;
+        return 0;
+    }
+}
+
 /* Inlined in both callers: the whole row's decode (skip and want NULL) keeps no test per column.
  * skip: columns left out of the stored row (Top-N's); want: columns to write (the others are read past). */
 __attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, size_t len, weir_batch *dst,
@@ -415,9 +503,8 @@ __attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, s
     if (len < nb)
         return WEIR_ECORRUPT;
     p += nb;
-    char *h = NULL;
-    weir_strref at = {0, 0};
-    size_t used = 0, heap_before = dst->heap_len;
+    crow_heap hp = {NULL, {0, 0}, 0, len};
+    size_t heap_before = dst->heap_len;
     int rc = 0;
     /* Some columns: read up to the last one wanted, the bytes after it left unread. */
     uint32_t upto = n;
@@ -438,57 +525,13 @@ __attribute__((always_inline)) static inline int crow_decode(const uint8_t *p, s
         }
         weir_column *col = &dst->cols[c];
         weir_type type = types ? types->fields[c].type : col->type;
-        uint64_t v;
-        switch (crow_kind(type)) {
-        case CK_V32:
-            if (!vget(&p, end, &v) || v > UINT32_MAX) {
-                rc = WEIR_ECORRUPT;
-                break;
-            }
-            if (put)
-                ((int32_t *)col->data)[row] = (int32_t)((uint32_t)(v >> 1) ^ (uint32_t)-(int32_t)(v & 1));
-            break;
-        case CK_V64:
-            if (!vget(&p, end, &v)) {
-                rc = WEIR_ECORRUPT;
-                break;
-            }
-            if (put)
-                ((int64_t *)col->data)[row] = (int64_t)((v >> 1) ^ (uint64_t)-(int64_t)(v & 1));
-            break;
-        case CK_STR:
-            if (!vget(&p, end, &v) || v > (uint64_t)(end - p)) {
-                rc = WEIR_ECORRUPT;
-                break;
-            }
-            if (put) {
-                if (!h && (rc = weir_batch_heap_alloc(dst, len, &h, &at)))
-                    break;
-                if (v)
-                    memcpy(h + used, p, (size_t)v);
-                ((weir_strref *)col->data)[row] = (weir_strref){at.off + (uint32_t)used, (uint32_t)v};
-                used += (size_t)v;
-            }
-            p += v;
-            break;
-        default: {
-            size_t w = weir_type_size(type);
-            if ((size_t)(end - p) < w) {
-                rc = WEIR_ECORRUPT;
-                break;
-            }
-            if (put)
-                copy_value((char *)col->data + (size_t)row * w, p, w);
-            p += w;
-            break;
-        }
-        }
+        rc = crow_col_get(crow_kind(type), &type, 0, &p, end, dst, col, row, put, &hp);
     }
     /* every byte read (when every column was), and no NULL bit past the columns */
     if (!rc && ((upto == n && p != end) || ((n & 7) && bits[nb - 1] >> (n & 7))))
         rc = WEIR_ECORRUPT;
-    if (h)
-        dst->heap_len = rc ? heap_before : at.off + used;
+    if (hp.h)
+        dst->heap_len = rc ? heap_before : hp.at.off + hp.used;
     return rc;
 }
 
@@ -507,6 +550,101 @@ int weir__crow_decode_some(const uint8_t *p, size_t len, weir_batch *dst, uint32
                            const bool *want, const weir_schema *types)
 {
     return crow_decode(p, len, dst, row, off, n, NULL, want, types);
+}
+
+/* ---- the compact encoding of one row type (weir__crow_plan) ---- */
+
+void weir__crow_plan_fini(weir__crow_plan *pl)
+{
+    weir_free(pl->cols);
+    weir_free(pl->bad);
+    pl->cols = NULL;
+    pl->bad = NULL;
+    pl->n = pl->n_stored = 0;
+}
+
+int weir__crow_plan_init(weir__crow_plan *pl, const weir_schema *s, uint32_t n, const bool *skip)
+{
+    size_t nb = (n + 7) / 8;
+    pl->n = n;
+    pl->n_stored = 0;
+    pl->cols = weir_malloc((n ? n : 1) * sizeof *pl->cols);
+    pl->bad = weir_calloc(nb ? nb : 1, 1);
+    if (!pl->cols || !pl->bad) {
+        weir__crow_plan_fini(pl);
+        return WEIR_ENOMEM;
+    }
+    for (uint32_t c = 0; c < n; c++) {
+        if (skip && skip[c]) { /* a column left out has no NULL bit */
+            pl->bad[c >> 3] |= (uint8_t)(1u << (c & 7));
+            continue;
+        }
+        weir_type t = s->fields[c].type;
+        int k = crow_kind(t);
+        pl->cols[pl->n_stored++] =
+            (weir__crow_col){c, (uint8_t)k, (uint8_t)(k == CK_RAW ? weir_type_size(t) : 0), (uint8_t)(1u << (c & 7))};
+    }
+    if (n & 7) /* nor a bit past the columns */
+        pl->bad[nb - 1] |= (uint8_t)(0xffu << (n & 7));
+    return 0;
+}
+
+size_t weir__crow_plan_len(const weir__crow_plan *pl, const weir_batch *b, uint32_t row)
+{
+    size_t len = (pl->n + 7) / 8;
+    for (uint32_t i = 0; i < pl->n_stored; i++) {
+        const weir__crow_col *e = &pl->cols[i];
+        if (!weir_batch_is_null(b, e->col, row))
+            len += crow_col_len(e->kind, NULL, e->w, &b->cols[e->col], row);
+    }
+    return len;
+}
+
+void weir__crow_plan_write(const weir__crow_plan *pl, const weir_batch *b, uint32_t row, size_t len, uint8_t *p)
+{
+    uint8_t *bits = p;
+    size_t nb = (pl->n + 7) / 8;
+    if (nb == 1) /* most rows: not a call for one byte */
+        *p = 0;
+    else if (nb)
+        memset(p, 0, nb);
+    p += nb;
+    for (uint32_t i = 0; i < pl->n_stored; i++) {
+        const weir__crow_col *e = &pl->cols[i];
+        if (weir_batch_is_null(b, e->col, row))
+            bits[e->col >> 3] |= e->bit;
+        else
+            p = crow_col_put(e->kind, NULL, e->w, &b->cols[e->col], b->heap, row, p, NULL, 0);
+    }
+    assert((size_t)(p - bits) == len);
+    (void)len;
+}
+
+int weir__crow_plan_decode(const weir__crow_plan *pl, const uint8_t *p, size_t len, weir_batch *dst, uint32_t row)
+{
+    const uint8_t *end = p + len, *bits = p;
+    size_t nb = (pl->n + 7) / 8;
+    if (len < nb)
+        return WEIR_ECORRUPT;
+    for (size_t j = 0; j < nb; j++)
+        if (bits[j] & pl->bad[j])
+            return WEIR_ECORRUPT;
+    p += nb;
+    crow_heap hp = {NULL, {0, 0}, 0, len};
+    size_t heap_before = dst->heap_len;
+    int rc = 0;
+    for (uint32_t i = 0; i < pl->n_stored && !rc; i++) {
+        const weir__crow_col *e = &pl->cols[i];
+        if (bits[e->col >> 3] & e->bit)
+            weir_batch_set_null(dst, e->col, row);
+        else
+            rc = crow_col_get(e->kind, NULL, e->w, &p, end, dst, &dst->cols[e->col], row, true, &hp);
+    }
+    if (!rc && p != end) /* every byte read */
+        rc = WEIR_ECORRUPT;
+    if (hp.h)
+        dst->heap_len = rc ? heap_before : hp.at.off + hp.used;
+    return rc;
 }
 
 int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out)

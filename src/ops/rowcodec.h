@@ -90,6 +90,39 @@ int weir__crow_decode_some(const uint8_t *p, size_t len, weir_batch *dst, uint32
  */
 int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out);
 
+/*
+ * The compact encoding of one row type, its columns' kinds and widths taken
+ * once (Top-N and deduplication keep every row of a partition in it): a
+ * row's length, write and decode go over the columns stored only, with no
+ * per-column look-up of the type, and the skipped columns' NULL bits are
+ * checked a bitmap byte at a time. The bytes are those of
+ * weir__crow_*_skip with the same skip (NULL: none) for rows of those
+ * types, and a row is refused where weir__crow_decode_skip refuses it.
+ */
+typedef struct weir__crow_col {
+    uint32_t col; /* the column */
+    uint8_t kind; /* how it is stored (rowcodec.c) */
+    uint8_t w;    /* stored as its bytes: their number */
+    uint8_t bit;  /* its NULL bit in its bitmap byte (col / 8): 1 << col % 8 */
+} weir__crow_col;
+
+typedef struct weir__crow_plan {
+    uint32_t n;           /* the row's columns */
+    uint32_t n_stored;    /* cols: those not skipped, in order */
+    weir__crow_col *cols;
+    uint8_t *bad;         /* per byte of the NULL bitmap, the bits a row must leave clear */
+} weir__crow_plan;
+
+/* The plan of columns [0, n) of s, the columns c where skip[c] left out (skip NULL: none). */
+int weir__crow_plan_init(weir__crow_plan *pl, const weir_schema *s, uint32_t n, const bool *skip);
+void weir__crow_plan_fini(weir__crow_plan *pl);
+/* The byte length of row `row` of b (columns [0, n) of the plan's types) in that encoding. */
+size_t weir__crow_plan_len(const weir__crow_plan *pl, const weir_batch *b, uint32_t row);
+/* Writes that encoding, of len bytes (weir__crow_plan_len), at dst. */
+void weir__crow_plan_write(const weir__crow_plan *pl, const weir_batch *b, uint32_t row, size_t len, uint8_t *dst);
+/* Decodes such a row into columns [0, n) of (dst, row), as weir__crow_decode_skip with off 0. */
+int weir__crow_plan_decode(const weir__crow_plan *pl, const uint8_t *p, size_t len, weir_batch *dst, uint32_t row);
+
 /* Appends column col of (b, row) to out in an order-preserving encoding
  * (ops/rank.c): bytewise order of the encodings is SQL order, ASC or DESC,
  * with NULL first or last. */
