@@ -89,6 +89,14 @@ end_round() {
     [ -z "$(uniq -d got.txt)" ] || { uniq -d got.txt | head -3; fail "round $round: a consumer sees a row twice (seed $SEED)"; }
     cmp -s ref.txt got.txt || { diff ref.txt got.txt | head -5; fail "round $round: output differs from the uninterrupted run (seed $SEED)"; }
 }
+# ckpts DIR: how many checkpoints DIR holds (the number of the newest)
+ckpts() {
+    local c=("$1"/chk-*) n=0 d
+    for d in "${c[@]}"; do
+        [ -e "$d" ] && [ "${d##*/chk-}" -gt "$n" ] && n=${d##*/chk-}
+    done
+    echo "$n"
+}
 kills=0
 : > log
 new_round
@@ -96,14 +104,18 @@ for ((i = 1; (kills < KILLS && i <= 4 * KILLS) || ($(mid_resumes) == 0 && i <= 4
     delay=$(( RANDOM % (max_delay * 2 / 3) + 1 ))
     "$WEIR" run "job$round.sql" -D state.checkpoints.dir="ckpt$round" "${CK[@]}" > /dev/null 2>> log &
     pid=$!
-    # Three kills in four land after a checkpoint of this run (a restore
-    # mid-input), the others anywhere, start-up included.
+    # Three kills in four land just after a checkpoint of this run (a
+    # restore mid-input), the others anywhere, start-up included. The job
+    # reads its input in a few tenths of a second: a kill aimed later than
+    # a few tens of milliseconds after the checkpoint would mostly find it
+    # ended on a loaded machine.
     if (( RANDOM % 4 )); then
-        delay=$(( delay / 3 ))
-        before=$(find "ckpt$round" -name 'chk-*' 2> /dev/null | sort -V | tail -1)
+        delay=$(( RANDOM % 40 ))
+        # (a glob, not find: a loop of processes would see the checkpoint
+        # late on a loaded machine)
+        before=$(ckpts "ckpt$round")
         for ((w = 0; w < 500; w++)); do
-            now=$(find "ckpt$round" -name 'chk-*' 2> /dev/null | sort -V | tail -1)
-            [ -n "$now" ] && [ "$now" != "$before" ] && break
+            [ "$(ckpts "ckpt$round")" -gt "$before" ] && break
             kill -0 "$pid" 2> /dev/null || break
             sleep 0.01
         done
