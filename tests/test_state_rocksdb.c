@@ -363,13 +363,15 @@ Test(rocksdb, native_checkpoint_without_ttl_restored_with_ttl)
     weir_manual_clock_destroy(mc);
 }
 
-/* The database of a native restore of ck, its time the clock's now. */
-static weir__backend *opened(weir_clock clk, const char *ck, const char *name)
+/* The database of a native restore of ck owning key groups [lo, hi), its
+ * time the clock's now. */
+static weir__backend *opened_range(weir_clock clk, const char *ck,
+                                   const char *name, uint32_t lo, uint32_t hi)
 {
     weir__backend_config cfg = {.kind = "rocksdb",
                                 .max_parallelism = 128,
-                                .kg_lo = 0,
-                                .kg_hi = 128,
+                                .kg_lo = lo,
+                                .kg_hi = hi,
                                 .clock = clk};
     char dir[300];
     snprintf(dir, sizeof dir, "%s/%s", tmp_dir(), name);
@@ -377,6 +379,12 @@ static weir__backend *opened(weir_clock clk, const char *ck, const char *name)
     weir__backend *be = NULL;
     cr_assert_eq(weir__rocksdb_open_checkpoint(&cfg, ck, &be), 0);
     return be;
+}
+
+/* The database of a native restore of ck, every key group. */
+static weir__backend *opened(weir_clock clk, const char *ck, const char *name)
+{
+    return opened_range(clk, ck, name, 0, 128);
 }
 
 /* opened, its value, list and map states registered with ttl_ms, key1
@@ -655,6 +663,73 @@ Test(rocksdb, native_checkpoint_drops_a_floor_past_its_ttl)
         weir__backend_destroy(old[i]);
     weir__backend_destroy(n);
     weir__backend_destroy(m);
+    weir_manual_clock_destroy(mc);
+}
+
+/*
+ * A rescale merges parts whose floors differ (each part's restore with TTL
+ * came at its own time): an entry the part restored earlier wrote before
+ * the other part's restore, read canonically into the database opened
+ * natively from that other part, expires a TTL after its write, as after a
+ * canonical restore, not a TTL after the other part's floor.
+ */
+Test(rocksdb, rescale_merges_parts_with_different_floors)
+{
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir_clock clk = weir_manual_clock_get(mc);
+    weir_state *s[3], *t0[3], *t1[3], *sn[3], *sm[3];
+    char c0[300], c1[300], c0b[300], c1b[300];
+    weir__backend *p0 = mkbe("rocksdb", 0, 64, clk);
+    reg_vlm(p0, 0, s);
+    checkpoint(p0, c0, sizeof c0, "c0");
+    weir__backend *p1 = mkbe("rocksdb", 64, 128, clk);
+    reg_vlm(p1, 0, s);
+    checkpoint(p1, c1, sizeof c1, "c1");
+    weir_manual_clock_set(mc, 10000);
+    weir__backend *q1 = opened_range(clk, c1, "q1", 64, 128);
+    reg_vlm(q1, 5000, t1);
+    weir_manual_clock_set(mc, 12000);
+    weir__backend *q0 = opened_range(clk, c0, "q0", 0, 64);
+    reg_vlm(q0, 5000, t0);
+    char key[32];
+    int i = 0;
+    do
+        snprintf(key, sizeof key, "k%d", i++);
+    while (kg_of(key) < 64);
+    uint32_t kg = kg_of(key);
+    weir_manual_clock_set(mc, 11000);
+    put_entries_of(q1, t1, key);
+    weir_manual_clock_set(mc, 12050);
+    checkpoint(q0, c0b, sizeof c0b, "c0b");
+    checkpoint(q1, c1b, sizeof c1b, "c1b");
+    weir_buf snap, part;
+    weir_buf_init(&snap);
+    weir_buf_init(&part);
+    cr_assert_eq(weir__backend_snapshot_kg(q1, kg, &snap), 0);
+    /* Scaled down to one subtask: q0's part opened natively, q1's read
+     * canonically through a backend no operator binds. */
+    weir_manual_clock_set(mc, 13000);
+    weir__backend *n = opened_range(clk, c0b, "n", 0, 128);
+    weir__backend *other = opened_range(no_clock(), c1b, "other", 64, 128);
+    cr_assert_eq(weir__backend_snapshot_kg(other, kg, &part), 0);
+    weir_cursor c;
+    weir_cursor_init(&c, part.data, part.len);
+    cr_assert_eq(weir__backend_restore_kg(n, kg, &c), 0);
+    reg_vlm(n, 5000, sn);
+    cr_assert_eq(setk(n, key), 0);
+    weir__backend *m = restored_vlm("memory", clk, &snap, kg, 5000, sm);
+    cr_assert_eq(setk(m, key), 0);
+    weir_manual_clock_set(mc, 15999);
+    expect_plain_entries(sm, true);
+    expect_plain_entries(sn, true);
+    weir_manual_clock_set(mc, 16000);
+    expect_plain_entries(sm, false);
+    expect_plain_entries(sn, false);
+    weir_buf_fini(&snap);
+    weir_buf_fini(&part);
+    weir__backend *all[] = {p0, p1, q0, q1, n, other, m};
+    for (size_t j = 0; j < sizeof all / sizeof *all; j++)
+        weir__backend_destroy(all[j]);
     weir_manual_clock_destroy(mc);
 }
 

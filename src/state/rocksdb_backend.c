@@ -281,6 +281,7 @@ static int put_elem(weir_buf *b, int64_t stamp, const void *v, size_t len)
 #define BATCH_OPS 4096 /* writes per batch: bounded memory, fewer calls */
 
 static int ingest_staged(rdb_backend *rb);
+static int settle_floors(rdb_backend *rb, bool all);
 
 /* Writes the collected write batch (not the staged restore file). */
 static int batch_write_raw(rdb_backend *rb)
@@ -1467,6 +1468,11 @@ static int rdb_load_begin(weir__backend *be, uint32_t kg)
     rdb_backend *rb = RB(be);
     if (rb->load_err)
         return rb->load_err;
+    /* A floor of this database does not hold for the entries that come. */
+    int rc;
+    if (atomic_load_explicit(&rb->floors, memory_order_relaxed) &&
+        (rc = settle_floors(rb, true)))
+        return rc;
     weir_buf_clear(&rb->lrec);
     rb->lrec_list_at = SIZE_MAX;
     rb->loading = true;
@@ -2378,13 +2384,20 @@ static int load_unstamped(rdb_backend *rb)
     return 0;
 }
 
-/* Whether state i's stale stamps must be rewritten (settle_floors). */
-static bool floor_ahead(const rdb_backend *rb, uint32_t i, int64_t now)
+/* Whether state i's stale stamps must be rewritten (settle_floors): its
+ * floor is ahead of now, or it has one and all go. */
+static bool floor_ahead(const rdb_backend *rb, uint32_t i, int64_t now,
+                        bool all)
 {
     const ttl_chunk *c = chunk_of(rb, i);
     uint32_t j = i % TTL_CHUNK;
-    return c && c->stored[j] == STORED_FLOOR &&
-           c->stored_at[j] != WEIR__NO_STAMP && now < c->stored_at[j];
+    if (!c)
+        return false;
+    if (all)
+        return atomic_load_explicit(&c->floor[j], memory_order_relaxed) !=
+               WEIR__NO_STAMP;
+    return c->stored[j] == STORED_FLOOR && c->stored_at[j] != WEIR__NO_STAMP &&
+           now < c->stored_at[j];
 }
 
 /* Rewrites the stamps of value v (of a state of kind) before at to at;
@@ -2417,13 +2430,17 @@ static bool raise_stamps(char *v, size_t vlen, uint8_t kind, int64_t at)
  * longer than its TTL. Such a state's stale stamps are rewritten to the
  * floor instead, which then goes: every stamp counts as it is, as a
  * canonical restore's do. A scan of the state, only on that restore.
+ *
+ * With all, every floor goes so: before entries of other parts come in
+ * canonically (a rescale), whose stamps are their own (a floor would count
+ * those before it, written after the other part's own restore, as it).
  */
-static int settle_floors(rdb_backend *rb)
+static int settle_floors(rdb_backend *rb, bool all)
 {
     int64_t now = weir__now(&rb->base);
     bool any = false, floors = false;
     for (uint32_t i = 0; i < rb->base.n_states; i++)
-        any |= floor_ahead(rb, i, now);
+        any |= floor_ahead(rb, i, now, all);
     if (!any)
         return 0;
     weir_buf lo, hi, v;
@@ -2450,14 +2467,16 @@ static int settle_floors(rdb_backend *rb)
         const char *val = rocksdb_iter_value(ri.it, &vlen);
         uint32_t sid =
             klen >= 4 ? (uint32_t)(uint8_t)k[2] << 8 | (uint8_t)k[3] : 0xFFFF;
-        if (sid >= rb->base.n_states || !floor_ahead(rb, sid, now))
+        if (sid >= rb->base.n_states || !floor_ahead(rb, sid, now, all))
             continue;
         weir_buf_clear(&v);
         if ((rc = weir_buf_put(&v, val, vlen)))
             break;
         if (raise_stamps((char *)v.data, v.len,
                          (uint8_t)rb->base.states[sid]->desc.kind,
-                         chunk_of(rb, sid)->stored_at[sid % TTL_CHUNK]))
+                         atomic_load_explicit(
+                             &chunk_of(rb, sid)->floor[sid % TTL_CHUNK],
+                             memory_order_relaxed)))
             rocksdb_writebatch_put(wb, k, klen, (const char *)v.data, v.len);
         if (rocksdb_writebatch_count(wb) >= BATCH_OPS) {
             rc = db_write(rb, wb);
@@ -2478,12 +2497,16 @@ static int settle_floors(rdb_backend *rb)
     for (uint32_t i = 0; i < rb->base.n_states; i++) {
         ttl_chunk *c = chunk_of(rb, i);
         uint32_t j = i % TTL_CHUNK;
-        if (floor_ahead(rb, i, now)) {
+        if (floor_ahead(rb, i, now, all)) {
             c->stored[j] = STORED_AT;
+            c->stored_at[j] =
+                atomic_load_explicit(&c->floor[j], memory_order_relaxed);
             atomic_store_explicit(&c->floor[j], WEIR__NO_STAMP,
                                   memory_order_relaxed);
         }
-        floors |= c->stored[j] == STORED_FLOOR;
+        floors |= c && atomic_load_explicit(&c->floor[j],
+                                            memory_order_relaxed) !=
+                           WEIR__NO_STAMP;
     }
     atomic_store_explicit(&rb->floors, floors, memory_order_relaxed);
     return 0;
@@ -2506,7 +2529,7 @@ int weir__rocksdb_open_checkpoint(const weir__backend_config *cfg,
         (rc = load_meta(rb)) || (rc = load_unstamped(rb)) ||
         (rc = delete_kg_range(rb, 0, cfg->kg_lo)) ||
         (rc = delete_kg_range(rb, cfg->kg_hi, 0xFFFF)) ||
-        (rc = settle_floors(rb))) {
+        (rc = settle_floors(rb, false))) {
         rdb_free(rb, true);
         return rc;
     }
