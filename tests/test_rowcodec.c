@@ -768,3 +768,112 @@ Test(rowcodec, plan_as_skip)
     weir_batch_destroy(d2);
     weir_schema_destroy(s);
 }
+
+/*
+ * Stored rows cut short, each read from a buffer of exactly its length (under
+ * AddressSanitizer a byte read past the end is reported): the plan's decoder,
+ * the skip decoder and the whole-row decoder (a join's) refuse every cut and
+ * keep no strings, the uncut row decodes to its values; and a BIGINT varint of
+ * each length (1 to 10 bytes) that ends right at the end of the buffer is
+ * read and every cut of it refused (the varint reader tests the end a byte at
+ * a time only with fewer than 10 bytes left), as are 0 to 11 continuation
+ * bytes with no end.
+ */
+/* The first len bytes of p in a buffer of their length (to free), and d emptied to one row. */
+static uint8_t *cut_copy(const uint8_t *p, size_t len, weir_batch *d)
+{
+    uint8_t *t = malloc(len ? len : 1);
+    cr_assert(t);
+    memcpy(t, p, len);
+    weir_batch_reset(d);
+    cr_assert_eq(weir_batch_append_row(d), 0);
+    return t;
+}
+
+Test(rowcodec, cut_rows_in_exact_buffers)
+{
+    weir_schema *s = wide_schema();
+    uint32_t n = s->n_fields;
+    weir_batch *b = weir_batch_create(s, 64);
+    weir_batch *d = weir_batch_create(s, 64);
+    weir_buf e;
+    weir_buf_init(&e);
+    bool skip[32];
+    for (int round = 0; round < 24; round++) {
+        uint32_t k = 1 + (uint32_t)(next_rand() % n);
+        for (uint32_t c = 0; c < k; c++)
+            skip[c] = round % 2 && next_rand() % 3 == 0;
+        const bool *sk = round % 2 ? skip : NULL;
+        weir__crow_plan pl;
+        cr_assert_eq(weir__crow_plan_init(&pl, s, k, sk), 0);
+        weir_batch_reset(b);
+        for (uint32_t r = 0; r < 32; r++) {
+            cr_assert_eq(weir_batch_append_row(b), (int)r);
+            fill_row(b, r, false);
+            cr_assert_eq(weir__crow_encode_skip(b, r, k, sk, &e), 0);
+            for (size_t l = 0; l <= e.len; l++) {
+                uint8_t *t = cut_copy(e.data, l, d);
+                int rc = weir__crow_plan_decode(&pl, t, l, d, 0);
+                if (l < e.len) {
+                    cr_assert_eq(rc, WEIR_ECORRUPT, "round %d row %u: a cut to %zu of %zu read", round, r, l, e.len);
+                    cr_assert_eq(d->heap_len, 0);
+                    cr_assert_eq(weir__crow_decode_skip(t, l, d, 0, 0, k, sk), WEIR_ECORRUPT);
+                    if (!sk)
+                        cr_assert_eq(weir__crow_decode(t, l, d, 0, 0, k), WEIR_ECORRUPT);
+                    cr_assert_eq(d->heap_len, 0);
+                } else {
+                    cr_assert_eq(rc, 0, "round %d row %u: the row refused", round, r);
+                    for (uint32_t c = 0; c < k; c++)
+                        cr_assert(sk && sk[c] ? true : same_value(b, c, r, d, c, 0), "round %d row %u column %u",
+                                  round, r, c);
+                }
+                free(t);
+            }
+        }
+        weir__crow_plan_fini(&pl);
+    }
+    /* one BIGINT column, then a varint of each length at the end */
+    weir_schema *s1 = weir_schema_create();
+    weir_schema_add(s1, "b", weir_type_make(WEIR_TYPE_BIGINT, true));
+    weir_batch *b1 = weir_batch_create(s1, 1);
+    weir_batch *d1 = weir_batch_create(s1, 1);
+    weir__crow_plan pl;
+    cr_assert_eq(weir__crow_plan_init(&pl, s1, 1, NULL), 0);
+    for (int bytes = 1; bytes <= 10; bytes++) {
+        /* zigzag v = 2 * x: 7 * bytes - 1 bits set (the tenth byte holds bit 63 only) */
+        uint64_t z = bytes == 10 ? UINT64_MAX - 1 : (((uint64_t)1 << (7 * bytes)) - 1) & ~(uint64_t)1;
+        int64_t x = (int64_t)(z >> 1);
+        weir_batch_reset(b1);
+        cr_assert_eq(weir_batch_append_row(b1), 0);
+        ((int64_t *)b1->cols[0].data)[0] = x;
+        cr_assert_eq(weir__crow_encode(b1, 0, 1, &e), 0);
+        cr_assert_eq(e.len, 1 + (size_t)bytes, "%d bytes: a row of %zu", bytes, e.len);
+        for (size_t l = 0; l <= e.len; l++) {
+            uint8_t *t = cut_copy(e.data, l, d1);
+            int rc = weir__crow_plan_decode(&pl, t, l, d1, 0);
+            cr_assert_eq(rc, l < e.len ? WEIR_ECORRUPT : 0, "%d bytes, %zu of them: %d", bytes, l, rc);
+            cr_assert_eq(weir__crow_decode(t, l, d1, 0, 0, 1), l < e.len ? WEIR_ECORRUPT : 0);
+            if (l == e.len)
+                cr_assert_eq(((int64_t *)d1->cols[0].data)[0], x);
+            free(t);
+        }
+    }
+    /* continuation bytes up to the end of the buffer, or past the longest varint */
+    uint8_t cont[12];
+    cont[0] = 0; /* the bitmap: not NULL */
+    memset(cont + 1, 0x80, sizeof cont - 1);
+    for (size_t l = 1; l <= sizeof cont; l++) {
+        uint8_t *t = cut_copy(cont, l, d1);
+        cr_assert_eq(weir__crow_plan_decode(&pl, t, l, d1, 0), WEIR_ECORRUPT, "%zu continuation bytes", l - 1);
+        cr_assert_eq(weir__crow_decode(t, l, d1, 0, 0, 1), WEIR_ECORRUPT);
+        free(t);
+    }
+    weir__crow_plan_fini(&pl);
+    weir_batch_destroy(b1);
+    weir_batch_destroy(d1);
+    weir_schema_destroy(s1);
+    weir_buf_fini(&e);
+    weir_batch_destroy(b);
+    weir_batch_destroy(d);
+    weir_schema_destroy(s);
+}
