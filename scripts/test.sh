@@ -172,9 +172,7 @@ cmake --build "$dir" -j"$(nproc)"
 # which a fresh build does not: it would start them in name order, and a
 # long one started last runs alone at the end. tests/ctest-costs.txt holds
 # their times from a plain run (ctest's own format; refresh it from
-# build/Testing/Temporary/CTestCostData.txt when tests change a lot). The
-# test_cluster ones count 100 s more than they take: each holds two of the
-# slots, so that started last they would run one after another at the end.
+# build/Testing/Temporary/CTestCostData.txt when tests change a lot).
 costs=$dir/Testing/Temporary/CTestCostData.txt
 if [ ! -s "$costs" ]; then
   mkdir -p "${costs%/*}"
