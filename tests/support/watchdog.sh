@@ -83,18 +83,19 @@ watch_loop_start() {
 # else each thread's state and kernel wait channel), and WATCH_EXTRA's
 # output.
 watch_report() {
-    local pid=$1 t
+    local pid=$1 t gdbout="${TMPDIR:-/tmp}/weir-watch-gdb.$$"
     echo "STUCK: $2 (pid $pid: $(tr '\0' ' ' < "/proc/$pid/cmdline" 2> /dev/null))"
     if command -v gdb > /dev/null &&
-        timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt 30' > watch.gdb 2>&1 &&
-        grep -q '^Thread ' watch.gdb; then
+        timeout 120 gdb -p "$pid" -batch -ex 'thread apply all bt 30' > "$gdbout" 2>&1 &&
+        grep -q '^Thread ' "$gdbout"; then
         echo "== threads of $pid (gdb)"
-        grep -E '^(Thread |#)' watch.gdb | head -400
+        grep -E '^(Thread |#)' "$gdbout" | head -400
     else
-        echo "== threads of $pid (no gdb stacks: $(grep -m1 -iE 'ptrace|denied|not permitted' watch.gdb 2> /dev/null))"
+        echo "== threads of $pid (no gdb stacks: $(grep -m1 -iE 'ptrace|denied|not permitted' "$gdbout" 2> /dev/null))"
         for t in /proc/"$pid"/task/*; do
             echo "$(basename "$t") $(cut -d' ' -f2,3 "$t/stat" 2> /dev/null) wchan=$(cat "$t/wchan" 2> /dev/null)"
         done | head -100
     fi
+    rm -f "$gdbout"
     [ -z "${WATCH_EXTRA:-}" ] || "$WATCH_EXTRA"
 }
