@@ -14,6 +14,7 @@
 
 #include "ops/ops.h"
 #include "weir/job.h"
+#include "weir/key.h"
 #include "weir/planner.h"
 
 typedef struct rows {
@@ -170,14 +171,6 @@ typedef struct held {
     size_t n;
 } held;
 
-static uint64_t row_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static void fold(const rows *log, rows *table)
 {
     memset(table, 0, sizeof *table);
@@ -189,7 +182,7 @@ static void fold(const rows *log, rows *table)
     for (size_t i = 0; i < log->n; i++) {
         const char *r = log->v[i];
         cr_assert(strlen(r) > 2 && (r[0] == '+' || r[0] == '-'), "not a changelog row: %s", r);
-        size_t k = row_hash(r + 2) & (cap - 1);
+        size_t k = weir_key_hash(r + 2, strlen(r + 2)) & (cap - 1);
         while (h[k].row && strcmp(h[k].row, r + 2))
             k = (k + 1) & (cap - 1);
         if (r[0] == '+') {
