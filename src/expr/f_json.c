@@ -413,13 +413,17 @@ static int j_eval(ecx *cx, xstr doc, xstr path, const char **v, const char **why
 
 static bool j_scalar(const char *v) { return *v != '{' && *v != '['; }
 
-/* A JSON number as Flink writes it: an integer as written, any other
- * number read as a double and printed as Java prints one (1e2 -> 100.0,
- * 2.50 -> 2.5). *s is the number's text; false when out of memory. */
+/* A JSON number as Flink writes it: an integer as written (but -0 is the
+ * integer 0), any other number read as a double and printed as Java prints
+ * one (1e2 -> 100.0, 2.50 -> 2.5, -0.0 stays -0.0). *s is the number's
+ * text; false when out of memory. */
 static bool j_number_text(ecx *cx, xstr *s)
 {
-    if (!memchr(s->ptr, '.', s->len) && !memchr(s->ptr, 'e', s->len) && !memchr(s->ptr, 'E', s->len))
+    if (!memchr(s->ptr, '.', s->len) && !memchr(s->ptr, 'e', s->len) && !memchr(s->ptr, 'E', s->len)) {
+        if (s->len == 2 && s->ptr[0] == '-' && s->ptr[1] == '0')
+            *s = (xstr){"0", 1}; /* JSON allows no other zero with a sign */
         return true;
+    }
     double d = 0;
     char buf[40];
     weir__fmt_parse_f64(s->ptr, s->len, &d); /* valid JSON numbers parse */
@@ -643,6 +647,8 @@ static bool value_convert(ecx *cx, const char *v, const char *e, weir_type_id t,
     } else {
         s.ptr = v;
         s.len = (uint32_t)(j_value(v, e, 0) - v);
+        if (s.len == 2 && v[0] == '-' && v[1] == '0')
+            s = (xstr){"0", 1}; /* the integer 0: RETURNING DOUBLE gives 0.0 */
     }
     switch (t) {
     case WEIR_TYPE_STRING:
