@@ -218,7 +218,7 @@ static int parse_options(int argc, char **argv, options *o)
 #undef NEEDN
     }
     if (o->n_queries == 0) {
-        static char names[23][4];
+        static char names[23][16];
         for (int q = 0; q <= 22; q++) {
             snprintf(names[q], sizeof names[q], "q%d", q);
             o->queries[o->n_queries++] = names[q];

@@ -85,9 +85,12 @@ case "${1:-}" in
   export WEIR_LOG_ROUNDS=${WEIR_LOG_ROUNDS:-1}
   export WEIR_KAFKA_DIFF_CASES=${WEIR_KAFKA_DIFF_CASES:-1}
   export WEIR_CANON_PARALLELISMS=${WEIR_CANON_PARALLELISMS:-1 3}
-  # the golden cases at one and at four subtasks (the plain run and
-  # ThreadSanitizer's run 2 as well)
+  # each golden case once, at one or at four subtasks in turn (a sanitized
+  # process costs several times a plain one, a fifth of a second of it to
+  # start and end; the plain run does every case at 1, 2 and 4, and
+  # ThreadSanitizer's run at 4)
   export WEIR_GOLDEN_PARALLELISM=${WEIR_GOLDEN_PARALLELISM:-1 4}
+  export WEIR_GOLDEN_ONE_EACH=${WEIR_GOLDEN_ONE_EACH:-1}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it. The libFuzzer tests build
   # their own AddressSanitizer+UndefinedBehaviorSanitizer targets in every
@@ -107,7 +110,7 @@ case "${1:-}" in
   # it needs a librdkafka built with TSan.
   tests=(test_sql_golden test_crash_sql test_cli test_stop)
   # Races want threads: the golden cases at parallelism 4 only (the plain
-  # and sanitizer runs do 1, 2 and 4), and fewer kills than the plain run.
+  # run does 1, 2 and 4), and fewer kills than the plain run.
   export WEIR_GOLDEN_PARALLELISM=${WEIR_GOLDEN_PARALLELISM:-4}
   export WEIR_CRASH_SQL_KILLS=${WEIR_CRASH_SQL_KILLS:-4}
   # WEIR_TSAN_RDKAFKA=DIR: DIR holds librdkafka.so.1 configured with

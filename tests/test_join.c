@@ -1162,7 +1162,7 @@ Test(join, batched_residual_over_more_than_4096_candidates_of_one_batch, .timeou
     jt_start_ex(&t, WEIR_JOIN_INNER, 1, "skip", NULL);
     enum { NL = 1100, NR = 8 };
     feed_nested_left(&t, NL, 7);
-    char rights[NR][16];
+    char rights[NR][24];
     const char *rp[NR];
     for (int r = 0; r < NR; r++) {
         snprintf(rights[r], sizeof rights[r], "+I,1,r%d", r);

@@ -11,6 +11,9 @@
 #   check               an executable run after the job in its folder, to
 #                       check output files;
 #   parallelism-1-only  run at parallelism 1 only (e.g. EXPLAIN output).
+# WEIR_GOLDEN_ONE_EACH=1: each case at one of the WEIR_GOLDEN_PARALLELISM
+# values, taken in turn (the sanitizer run: its processes cost several times
+# a plain one's, and other runs do every case at 1, 2 and 4).
 # Usage: test_sql_golden.sh WEIR_BINARY SOURCE_DIR [CASE...]   (WEIR_GOLDEN_SHARD: below)
 set -u
 weir=$1
@@ -58,6 +61,7 @@ fresh_copy() {
   fi
   rm -rf "$work/$1"; cp -r "$work/prepared" "$work/$1"
 }
+turn=0
 for c in "${cases[@]}"; do
   dir="$src/$c"
   if [ -f "$dir/expected-error.txt" ]; then
@@ -78,6 +82,11 @@ for c in "${cases[@]}"; do
     continue
   fi
   ps=${WEIR_GOLDEN_PARALLELISM:-1 2 4}
+  if [ -n "${WEIR_GOLDEN_ONE_EACH:-}" ]; then
+    read -r -a all_ps <<<"$ps"
+    ps=${all_ps[$((turn % ${#all_ps[@]}))]}
+    turn=$((turn + 1))
+  fi
   [ -f "$dir/parallelism-1-only" ] && ps=1   # output that names the parallelism
   [ -f "$dir/expected.txt" ] && normalize < "$dir/expected.txt" > "$work/want"
   for p in $ps; do

@@ -1859,7 +1859,7 @@ static void case_random_model(const char *kind)
     memset(present, 0, sizeof present);
     memset(list_n, 0, sizeof list_n);
     uint64_t s = test_seed();
-    char k[32], ns[8], buf[128];
+    char k[32], ns[16], buf[128];
     for (int step = 0; step < 6000; step++) {
         int ki = (int)(rnd_next(&s) % RM_KEYS),
             ni = (int)(rnd_next(&s) % RM_NS);

@@ -332,7 +332,7 @@ Test(window_join, state_is_released_when_the_window_fires, .timeout = 60)
     wj_start(&t, WEIR_JOIN_INNER, 1, 3, false);
     for (int64_t w = 0; w < 20; w++) {
         for (int i = 0; i < 5; i++) {
-            char k[8];
+            char k[16];
             snprintf(k, sizeof k, "k%d", i);
             wj_row(&t, L, k, i, w * 10, w * 10 + i);
             wj_row(&t, R, k, i, w * 10, w * 10 + i);

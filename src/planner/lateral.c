@@ -362,7 +362,7 @@ static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, 
     if (q->kind != WEIR_SQL_QUERY_SELECT || q->n_with || !q->u.select->from)
         return 0;
     const weir_sql_select *sel = q->u.select;
-    int rc;
+    int rc = 0;
     bool named = true;
     if (sel->from->kind == WEIR_SQL_FROM_TABLE ? sel->from->u.table.system_time != NULL
                                                : (rc = names_left(pc, sel, left, &named)) || !named)
@@ -468,7 +468,9 @@ static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, 
             char nm[64];
             plan_item_name(&sel->items[i], i, nm, sizeof nm);
             const char *name = plan_strdup(pc, nm);
-            if (!name || (rc = out_add(pc, &o, items[i], name)))
+            if (!name)
+                return WEIR_ENOMEM;
+            if ((rc = out_add(pc, &o, items[i], name)))
                 return rc;
         }
     } else {
@@ -503,7 +505,9 @@ static int lateral_join(plan_ctx *pc, const weir_sql_table_ref *ref, rel *left, 
             char nm[64];
             plan_item_name(&sel->items[i], i, nm, sizeof nm);
             const char *name = plan_strdup(pc, nm);
-            if (!name || (rc = out_add(pc, &o, x, name)))
+            if (!name)
+                return WEIR_ENOMEM;
+            if ((rc = out_add(pc, &o, x, name)))
                 return rc;
         }
     }
