@@ -326,6 +326,29 @@ Test(buf, roundtrip_and_truncation)
     weir_buf_fini(&b);
 }
 
+/* Varints: the longest (ten bytes) reads back; more bytes, bits past 64 in
+ * the tenth, or a cut one are refused. */
+Test(buf, varint_bounds)
+{
+    weir_buf b = {0};
+    weir_buf_put_varint(&b, UINT64_MAX);
+    cr_assert_eq(b.len, 10);
+    weir_cursor c;
+    uint64_t v = 0;
+    weir_cursor_init(&c, b.data, b.len);
+    cr_assert_eq(weir_cursor_get_varint(&c, &v), 0);
+    cr_assert_eq(v, UINT64_MAX);
+    weir_cursor_init(&c, b.data, b.len - 1);
+    cr_assert_eq(weir_cursor_get_varint(&c, &v), WEIR_ECORRUPT, "a cut varint read");
+    b.data[9] = 0x02; /* bit 64 */
+    weir_cursor_init(&c, b.data, b.len);
+    cr_assert_eq(weir_cursor_get_varint(&c, &v), WEIR_ECORRUPT, "a varint past 64 bits read");
+    const uint8_t eleven[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x81, 0x00};
+    weir_cursor_init(&c, eleven, sizeof eleven);
+    cr_assert_eq(weir_cursor_get_varint(&c, &v), WEIR_ECORRUPT, "a varint of eleven bytes read");
+    weir_buf_fini(&b);
+}
+
 Test(timefmt, format_and_parse)
 {
     char buf[32];

@@ -403,6 +403,14 @@ Test(rowcodec, bad_encodings_refused)
     refused(d, int_wide, sizeof int_wide, 4, "an INT past 32 bits");
     const uint8_t v11[] = {0x0c, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
     refused(d, v11, sizeof v11, 4, "a varint of 11 bytes");
+    const uint8_t v10_over[] = {0x0c, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02};
+    refused(d, v10_over, sizeof v10_over, 4, "a varint past 64 bits in its tenth byte");
+    /* the longest that fits: zigzag 2^64 - 1 is INT64_MIN */
+    const uint8_t v10[] = {0x0c, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    weir_batch_reset(d);
+    r = weir_batch_append_row(d);
+    cr_assert_eq(weir__crow_decode(v10, sizeof v10, d, (uint32_t)r, 0, 4), 0, "a varint of ten bytes refused");
+    cr_assert_eq(((const int64_t *)d->cols[1].data)[r], INT64_MIN);
     weir_batch_destroy(d);
     weir_schema_destroy(s);
 }

@@ -222,6 +222,8 @@ static inline __attribute__((always_inline)) bool vget_loop(const uint8_t **pp, 
         uint8_t c = *p++;
         x |= (uint64_t)(c & 0x7f) << sh;
         if (c < 0x80) {
+            if (sh == 63 && c > 1) /* the tenth byte holds bit 63 only */
+                return false;
             *v = x;
             *pp = p;
             return true;
@@ -231,7 +233,7 @@ static inline __attribute__((always_inline)) bool vget_loop(const uint8_t **pp, 
 }
 
 /* The varint at *pp (before end) into *v; false when it runs past end or
- * past 64 bits. */
+ * past 64 bits (more than ten bytes, or bits over 64 in the tenth). */
 static inline bool vget(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 {
     const uint8_t *p = *pp;

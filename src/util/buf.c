@@ -205,6 +205,8 @@ int weir_cursor_get_varint(weir_cursor *c, uint64_t *v)
         uint8_t byte = *p++;
         r |= (uint64_t)(byte & 0x7f) << shift;
         if (!(byte & 0x80)) {
+            if (shift == 63 && byte > 1) /* the tenth byte holds bit 63 only */
+                return WEIR_ECORRUPT;
             c->p = p;
             *v = r;
             return 0;
