@@ -35,7 +35,7 @@ import diffrun  # noqa: E402
 
 KEYS = ["a", "b", "c", "name", "x y", "k.1", "\u00e9t\u00e9", "n"]
 STRS = ["", "a", "hello", "x\"y", "back\\slash", "tab\there", "\u00e9", "\U0001F600", "1", "true", "line\nbreak"]
-FLOATS = ["1.5", "-0.25", "2.50", "1e2", "1.5E1", "0.125", "-3.0", "100.75"]
+FLOATS = ["1.5", "-0.25", "2.50", "1e2", "1.5E1", "0.125", "-3.0", "100.75", "-0.0", "-0e0"]
 
 
 class Raw:
@@ -55,7 +55,7 @@ def gen_value(rng, depth):
     if r < 0.3:
         return rng.choice(STRS)
     if r < 0.55:
-        return Raw(str(rng.choice([0, 1, -7, 42, 123456789, 2 ** 40, -(2 ** 62)])))
+        return Raw(rng.choice(["0", "-0", "1", "-7", "42", "123456789", str(2 ** 40), str(-(2 ** 62))]))
     if r < 0.7:
         return Raw(rng.choice(FLOATS))
     if r < 0.85:
