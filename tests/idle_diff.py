@@ -79,6 +79,7 @@ WEIR_IDLEDIFF_CASES cases (default 80, 20 under AddressSanitizer);
 WEIR_IDLEDIFF_PASSES the most passes of a case (default 40; more for a soak).
 """
 
+import bisect
 import collections
 import os
 import subprocess
@@ -96,10 +97,43 @@ class Job:
     pass
 
 
+def bridge(j, rng, seen, wm):
+    """Now and then an event time that bridges two sessions of a split's
+    rows of a key (seen, sorted), most often two that have fired at the
+    watermark wm this split makes and are not past their lateness, or one
+    that opens a session of its own a little more than a gap after such a
+    session (fired at once: a pair to bridge later); else None."""
+    runs = []  # [first, last] of each session of seen
+    for t in seen:
+        if runs and t - runs[-1][1] <= j.size:
+            runs[-1][1] = t
+        else:
+            runs.append([t, t])
+    pairs = [(a, b) for a, b in zip(runs, runs[1:]) if b[0] - a[1] <= 2 * j.size]
+    fired = [(a, b) for a, b in pairs if b[1] + j.size <= wm < a[1] + j.size + j.lateness]
+    x = rng.random()
+    if fired and x < 0.9:
+        pairs = fired
+    elif x < 0.5:
+        for i in range(len(runs) - 1, -1, -1):
+            a = runs[i]
+            ts = a[1] + j.size + rng.randint(1, j.size)
+            if a[1] + j.size <= wm < a[1] + j.size + j.lateness and ts + j.size + j.lateness > wm \
+                    and (i + 1 == len(runs) or runs[i + 1][0] > ts + j.size):
+                return ts
+        return None
+    elif not pairs or x > 0.8:
+        return None
+    a, b = rng.choice(pairs[-4:])
+    return rng.randint(b[0] - j.size, a[1] + j.size)
+
+
 def gen_case(rng):
     """A random configuration and schedule."""
     j = Job()
-    j.n = rng.choice([1, 1, 2, 2, 2, 3, 3, 4, 5, 6, 8])
+    j.kind = rng.choices(["tumble", "hop", "session", "cumulate"], [0.27, 0.23, 0.35, 0.15])[0]
+    # (sessions: fewer splits, whose rows of a key leave gaps between them)
+    j.n = rng.choice([1, 1, 2, 2, 3, 4] if j.kind == "session" else [1, 1, 2, 2, 2, 3, 3, 4, 5, 6, 8])
     j.delay = rng.choice([0, 0, 1, 3, 10, 40])
     timeout = rng.choice([1, 5, 20, 50, 120])
     how = rng.choice(["spec", "spec", "job", "job", "both", "never", "off"])
@@ -112,7 +146,6 @@ def gen_case(rng):
     j.self_idle = rng.random() < 0.2
     j.batch = rng.choice([1, 2, 3, 8, 1024])
     j.par = rng.choice([1, 1, 2, 3])
-    j.kind = rng.choices(["tumble", "hop", "session", "cumulate"], [0.3, 0.25, 0.3, 0.15])[0]
     if j.kind == "hop":
         j.slide = rng.choice([5, 10, 20])
         j.size = j.slide * rng.randint(1, 4)
@@ -125,8 +158,8 @@ def gen_case(rng):
     # Sessions: mostly with lateness and retracting, for merges into fired
     # sessions (late firings, -D of the sessions merged away).
     if j.kind == "session":
-        j.lateness = rng.choice([0, j.size // 2 + 1, j.size, 2 * j.size, 3 * j.size])
-        j.acc = rng.choice([ACC, DISC, RETRACT, RETRACT])
+        j.lateness = rng.choice([0, j.size // 2 + 1, 2 * j.size, 3 * j.size, 6 * j.size])
+        j.acc = rng.choice([ACC, DISC, RETRACT, RETRACT, RETRACT])
     else:
         j.lateness = rng.choice([0, 0, 0, j.size // 2 + 1, 2 * j.size])
         j.acc = rng.choice([ACC, DISC, RETRACT])
@@ -153,9 +186,15 @@ def gen_case(rng):
         end = n_passes - 1 if rng.random() < 0.6 else rng.randrange(n_passes)
         last_end = max(last_end, end)
         speed = rng.choice([1, 2, 3, 8, 20])
+        if j.kind == "session" and rng.random() < 0.7:
+            # a key's rows about a gap apart: sessions that end and start,
+            # and rows behind them that bridge two
+            speed = max(1, j.size * rng.choice([1, 2, 3]) // (2 * j.keys))
         cursor = base + rng.randint(0, 30)
         mode = "on"
         says = False
+        seen = [[] for _ in range(j.keys)]  # a session case's event times per key
+        top = MIN
         for p in range(end + 1):
             r = rng.random()
             if r > 0.7:
@@ -172,14 +211,24 @@ def gen_case(rng):
                 for _ in range(rng.randint(0 if rng.random() < 0.1 else 1, max_rows if max_rows < 4 else 4)):
                     cursor += rng.randint(0, 2 * speed)
                     x = rng.random()
-                    if x < (0.6 if j.kind == "session" else 0.75):
+                    k = rng.randrange(j.keys)
+                    # a session row that would bridge two earlier rows of
+                    # its key more than a gap apart (two sessions, if no
+                    # other split filled the space between)
+                    ts = bridge(j, rng, seen[k], top - j.delay) if j.kind == "session" else None
+                    if ts is not None:
+                        pass
+                    elif x < 0.75:
                         ts = cursor - rng.randint(0, j.delay)
                     elif x < 0.92:
                         ts = cursor - j.delay - rng.randint(1, 3 * j.size)
                     else:
                         ts = cursor
                         cursor += rng.randint(0, 4 * j.size)
-                    rows.append((rng.randrange(j.keys), ts, rng.randint(-20, 50)))
+                    if j.kind == "session":
+                        bisect.insort(seen[k], ts)
+                        top = max(top, ts)
+                    rows.append((k, ts, rng.randint(-20, 50)))
             elif mode == "lag":
                 flags += "b"
             if j.self_idle:
@@ -322,6 +371,8 @@ class Model:
             self.events["rows saved by a live session"] += 1
         if len(touch) > 1:
             self.events["sessions bridged"] += 1
+            if sum(1 for x in touch if self.win[x]["fired"]) > 1:
+                self.events["fired sessions bridged"] += 1
         new = (k, min([s] + [x[1] for x in touch]), max([e] + [x[2] for x in touch]))
         st = self.fresh()
         for x in touch:
