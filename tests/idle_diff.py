@@ -212,17 +212,14 @@ def gen_case(rng):
                     cursor += rng.randint(0, 2 * speed)
                     x = rng.random()
                     k = rng.randrange(j.keys)
-                    # a session row that would bridge two earlier rows of
-                    # its key more than a gap apart (two sessions, if no
-                    # other split filled the space between)
+                    # now and then a session row placed by this split's
+                    # earlier rows of its key (bridge)
                     ts = bridge(j, rng, seen[k], top - j.delay) if j.kind == "session" else None
-                    if ts is not None:
-                        pass
-                    elif x < 0.75:
+                    if ts is None and x < 0.75:
                         ts = cursor - rng.randint(0, j.delay)
-                    elif x < 0.92:
+                    elif ts is None and x < 0.92:
                         ts = cursor - j.delay - rng.randint(1, 3 * j.size)
-                    else:
+                    elif ts is None:
                         ts = cursor
                         cursor += rng.randint(0, 4 * j.size)
                     if j.kind == "session":
