@@ -15,7 +15,8 @@ Splits run at different event-time speeds, fall silent for stretches (all
 of them at once now and then), come back ahead of the others or behind
 them (with records the watermark has passed), and end at different passes. Random settings: the bounded out-of-orderness delay, the idle timeout
 (on the watermark spec, on the job, both, or off), the batch size, the window
-(TUMBLE or HOP) with COUNT(*), SUM, MIN and MAX of v per key, the allowed
+(TUMBLE, HOP, CUMULATE or SESSION) with COUNT(*), SUM, MIN and MAX of v per
+key, the allowed
 lateness, the accumulation mode (accumulating, discarding, retracting) and
 the window operator's parallelism (1 to 3).
 
@@ -41,11 +42,24 @@ lag-aware", docs/windows.md "Semantics, exactly", DESIGN.md "Time"):
     takes fires it again at once), and keeps its state until W >= end + L;
     accumulating firings carry the whole window (+I), discarding ones what
     came since the last firing (+I), retracting ones -U the previous result
-    and +U the new one.
+    and +U the new one; CUMULATE(step, size): the windows [s, s + step),
+    [s, s + 2 step) ... [s, s + size) of the period s = floor(ts / size) *
+    size that end after ts;
+  - SESSION(gap) (docs/windows.md "Sessions", DESIGN.md "Windows"): a record
+    opens [ts, ts + gap), which merges with every live session of its key
+    (one not yet cleaned up) that intersects or touches it, their contents
+    merging (discarding: what each had not fired yet); it is late only if it
+    touches none and ts + gap + L <= W; the merged session fires at once if
+    its end <= W (a late firing), else by the watermark; in retracting mode
+    each merged session that had a result and whose bounds are not the new
+    ones gets -D of that result, emitted with the new window's result (so
+    with its firing), and a new window with the bounds of one that fired
+    goes on with -U/+U.
 What is compared: every result row per key and window, in order (kind and
 aggregates), and where it stands among the watermarks the window operator
 passed on: a firing by the watermark comes after a watermark below the
-window's end and before one at or past it; a firing by a record comes right
+window's end (for a session's -D: the merged window's end) and before one
+at or past it; a firing by a record comes right
 after the watermark that record met. The late rows as a multiset. The
 watermarks each result subtask sees: rising, each one a value the model's
 watermark takes, the last +infinity (not every value: a watermark that
@@ -55,8 +69,8 @@ the watermark cannot be late).
 
 Not covered: several source subtasks (which split's watermark reaches an
 operator of several inputs first is a matter of thread timing, so results
-are not a function of the schedule), sessions and CUMULATE windows, early
-and processing-time firings, splits that report their own watermark,
+are not a function of the schedule), a session's maximum length, window
+offsets, early and processing-time firings, splits that report their own watermark,
 restores (tests/restore_diff.py).
 
 Usage: idle_diff.py --weir DRIVER [--cases N] [--seed S] [--out DIR]
@@ -65,6 +79,7 @@ WEIR_IDLEDIFF_CASES cases (default 80, 20 under AddressSanitizer);
 WEIR_IDLEDIFF_PASSES the most passes of a case (default 40; more for a soak).
 """
 
+import bisect
 import collections
 import os
 import subprocess
@@ -82,10 +97,43 @@ class Job:
     pass
 
 
+def bridge(j, rng, seen, wm):
+    """Now and then an event time that bridges two sessions of a split's
+    rows of a key (seen, sorted), most often two that have fired at the
+    watermark wm this split makes and are not past their lateness, or one
+    that opens a session of its own a little more than a gap after such a
+    session (fired at once: a pair to bridge later); else None."""
+    runs = []  # [first, last] of each session of seen
+    for t in seen:
+        if runs and t - runs[-1][1] <= j.size:
+            runs[-1][1] = t
+        else:
+            runs.append([t, t])
+    pairs = [(a, b) for a, b in zip(runs, runs[1:]) if b[0] - a[1] <= 2 * j.size]
+    fired = [(a, b) for a, b in pairs if b[1] + j.size <= wm < a[1] + j.size + j.lateness]
+    x = rng.random()
+    if fired and x < 0.9:
+        pairs = fired
+    elif x < 0.5:
+        for i in range(len(runs) - 1, -1, -1):
+            a = runs[i]
+            ts = a[1] + j.size + rng.randint(1, j.size)
+            if a[1] + j.size <= wm < a[1] + j.size + j.lateness and ts + j.size + j.lateness > wm \
+                    and (i + 1 == len(runs) or runs[i + 1][0] > ts + j.size):
+                return ts
+        return None
+    elif not pairs or x > 0.8:
+        return None
+    a, b = rng.choice(pairs[-4:])
+    return rng.randint(b[0] - j.size, a[1] + j.size)
+
+
 def gen_case(rng):
     """A random configuration and schedule."""
     j = Job()
-    j.n = rng.choice([1, 1, 2, 2, 2, 3, 3, 4, 5, 6, 8])
+    j.kind = rng.choices(["tumble", "hop", "session", "cumulate"], [0.27, 0.23, 0.35, 0.15])[0]
+    # (sessions: fewer splits, whose rows of a key leave gaps between them)
+    j.n = rng.choice([1, 1, 2, 2, 3, 4] if j.kind == "session" else [1, 1, 2, 2, 2, 3, 3, 4, 5, 6, 8])
     j.delay = rng.choice([0, 0, 1, 3, 10, 40])
     timeout = rng.choice([1, 5, 20, 50, 120])
     how = rng.choice(["spec", "spec", "job", "job", "both", "never", "off"])
@@ -98,14 +146,23 @@ def gen_case(rng):
     j.self_idle = rng.random() < 0.2
     j.batch = rng.choice([1, 2, 3, 8, 1024])
     j.par = rng.choice([1, 1, 2, 3])
-    j.hop = rng.random() < 0.4
-    if j.hop:
+    if j.kind == "hop":
         j.slide = rng.choice([5, 10, 20])
         j.size = j.slide * rng.randint(1, 4)
+    elif j.kind == "cumulate":
+        j.slide = rng.choice([5, 10, 20])  # the step
+        j.size = j.slide * rng.randint(2, 5)
     else:
-        j.size = j.slide = rng.choice([5, 10, 25, 100])
-    j.lateness = rng.choice([0, 0, 0, j.size // 2 + 1, 2 * j.size])
-    j.acc = rng.choice([ACC, DISC, RETRACT])
+        # a session's size is its gap (what the schedule's jumps scale with)
+        j.size = j.slide = rng.choice([3, 5, 10, 25] if j.kind == "session" else [5, 10, 25, 100])
+    # Sessions: mostly with lateness and retracting, for merges into fired
+    # sessions (late firings, -D of the sessions merged away).
+    if j.kind == "session":
+        j.lateness = rng.choice([0, j.size // 2 + 1, 2 * j.size, 3 * j.size, 6 * j.size])
+        j.acc = rng.choice([ACC, DISC, RETRACT, RETRACT, RETRACT])
+    else:
+        j.lateness = rng.choice([0, 0, 0, j.size // 2 + 1, 2 * j.size])
+        j.acc = rng.choice([ACC, DISC, RETRACT])
     j.keys = rng.randint(1, 4)
     j.start = rng.choice([0, 1000, 50000])
     max_rows = max(j.batch, 2) - 1
@@ -129,9 +186,15 @@ def gen_case(rng):
         end = n_passes - 1 if rng.random() < 0.6 else rng.randrange(n_passes)
         last_end = max(last_end, end)
         speed = rng.choice([1, 2, 3, 8, 20])
+        if j.kind == "session" and rng.random() < 0.7:
+            # a key's rows about a gap apart: sessions that end and start,
+            # and rows behind them that bridge two
+            speed = max(1, j.size * rng.choice([1, 2, 3]) // (2 * j.keys))
         cursor = base + rng.randint(0, 30)
         mode = "on"
         says = False
+        seen = [[] for _ in range(j.keys)]  # a session case's event times per key
+        top = MIN
         for p in range(end + 1):
             r = rng.random()
             if r > 0.7:
@@ -148,14 +211,21 @@ def gen_case(rng):
                 for _ in range(rng.randint(0 if rng.random() < 0.1 else 1, max_rows if max_rows < 4 else 4)):
                     cursor += rng.randint(0, 2 * speed)
                     x = rng.random()
-                    if x < 0.75:
+                    k = rng.randrange(j.keys)
+                    # now and then a session row placed by this split's
+                    # earlier rows of its key (bridge)
+                    ts = bridge(j, rng, seen[k], top - j.delay) if j.kind == "session" else None
+                    if ts is None and x < 0.75:
                         ts = cursor - rng.randint(0, j.delay)
-                    elif x < 0.92:
+                    elif ts is None and x < 0.92:
                         ts = cursor - j.delay - rng.randint(1, 3 * j.size)
-                    else:
+                    elif ts is None:
                         ts = cursor
                         cursor += rng.randint(0, 4 * j.size)
-                    rows.append((rng.randrange(j.keys), ts, rng.randint(-20, 50)))
+                    if j.kind == "session":
+                        bisect.insort(seen[k], ts)
+                        top = max(top, ts)
+                    rows.append((k, ts, rng.randint(-20, 50)))
             elif mode == "lag":
                 flags += "b"
             if j.self_idle:
@@ -171,15 +241,21 @@ def gen_case(rng):
         del j.sched[s][last_end + 1:]
     j.note = ("%d splits, delay %d, idle %s, batch %d, %s, lateness %d, %s, parallelism %d, %d passes"
               % (j.n, j.delay, "said by the splits" if j.self_idle else "%s %d" % (how, timeout) if j.timeout else how, j.batch,
-                 "HOP(%d, %d)" % (j.slide, j.size) if j.hop else "TUMBLE(%d)" % j.size, j.lateness,
+                 window_text(j), j.lateness,
                  ["accumulating", "discarding", "retracting"][j.acc], j.par, len(j.times)))
     return j
+
+
+def window_text(j):
+    return {"tumble": "TUMBLE(%d)" % j.size, "hop": "HOP(%d, %d)" % (j.slide, j.size),
+            "cumulate": "CUMULATE(%d, %d)" % (j.slide, j.size), "session": "SESSION(%d)" % j.size}[j.kind]
 
 
 def schedule_text(j):
     out = ["splits %d" % j.n, "delay %d" % j.delay, "spec_idle %d" % j.spec_idle,
            "job_idle %d" % j.job_idle, "batch %d" % j.batch, "par %d" % j.par,
-           "window hop %d %d" % (j.slide, j.size) if j.hop else "window tumble %d" % j.size,
+           "window %s %d %d" % (j.kind, j.slide, j.size) if j.kind in ("hop", "cumulate")
+           else "window %s %d" % (j.kind, j.size),
            "lateness %d" % j.lateness, "acc %d" % j.acc, "start %d" % j.start,
            "self_idle %d" % j.self_idle]
     for p, t in enumerate(j.times):
@@ -197,7 +273,10 @@ def schedule_text(j):
 # ---- the model ----
 
 def windows_of(j, ts):
-    """[start, end) of every window that holds ts."""
+    """[start, end) of every window that holds ts (not sessions)."""
+    if j.kind == "cumulate":
+        s = ts - ts % j.size  # the period; a window ends at every step
+        return [(s, e) for e in range(s + j.slide, s + j.size + 1, j.slide) if e > ts]
     out, s = [], ts - ts % j.slide  # python's % floors, as the windows do
     while s > ts - j.size:
         out.append((s, s + j.size))
@@ -249,6 +328,12 @@ class Model:
         if not st["new"]:
             return
         res = aggs(vals)
+        # sessions merged into this one that had a result: -D, together
+        # with the new window's result
+        for old, last in st["gone"]:
+            self.rows[old].append(("-D", last, cause))
+            self.events["session results deleted" + (" (later, by the watermark)" if cause[0] == "wm" else "")] += 1
+        st["gone"] = []
         if self.j.acc == RETRACT and st["last"] is not None:
             self.rows[key].append(("-U", st["last"], cause))
             self.rows[key].append(("+U", res, cause))
@@ -262,11 +347,51 @@ class Model:
         for key in sorted(self.win):
             st = self.win[key]
             if not st["fired"] and key[2] <= w:
-                self.fire(key, st, ("wm",))
+                self.fire(key, st, ("wm", key[2]))
             if key[2] + self.j.lateness <= w or w == MAX:
                 del self.win[key]
 
+    @staticmethod
+    def fresh():
+        return {"all": [], "new": [], "last": None, "fired": False, "gone": []}
+
+    def session(self, k, ts, v):
+        """A record into the sessions of key k: it opens [ts, ts + gap),
+        which merges with every live session it intersects or touches."""
+        w, j = self.out, self.j
+        s, e = ts, ts + j.size
+        touch = sorted((x for x in self.win if x[0] == k and x[1] <= e and x[2] >= s), key=lambda x: x[1])
+        if not touch and e + j.lateness <= w:
+            self.late[(k, v, ts, w, w - ts)] += 1
+            return
+        if touch and e + j.lateness <= w:
+            self.events["rows saved by a live session"] += 1
+        if len(touch) > 1:
+            self.events["sessions bridged"] += 1
+            if sum(1 for x in touch if self.win[x]["fired"]) > 1:
+                self.events["fired sessions bridged"] += 1
+        new = (k, min([s] + [x[1] for x in touch]), max([e] + [x[2] for x in touch]))
+        st = self.fresh()
+        for x in touch:
+            old = self.win.pop(x)
+            if old["fired"]:
+                self.events["merges into a fired session"] += 1
+            st["all"] += old["all"]
+            st["new"] += old["new"]
+            st["gone"] += old["gone"]
+            if x == new:
+                st["last"], st["fired"] = old["last"], old["fired"]
+            elif old["last"] is not None and j.acc == RETRACT:
+                st["gone"].append((x, old["last"]))
+        st["all"].append(v)
+        st["new"].append(v)
+        self.win[new] = st
+        if new[2] <= w:
+            self.fire(new, st, ("rec", w))
+
     def record(self, k, ts, v):
+        if self.j.kind == "session":
+            return self.session(k, ts, v)
         w = self.out
         took = False
         for ws, we in windows_of(self.j, ts):
@@ -274,7 +399,7 @@ class Model:
                 continue
             took = True
             key = (k, ws, we)
-            st = self.win.setdefault(key, {"all": [], "new": [], "last": None, "fired": False})
+            st = self.win.setdefault(key, self.fresh())
             st["all"].append(v)
             st["new"].append(v)
             if we <= w:
@@ -387,10 +512,11 @@ def check(j, m, text, counts):
         if len({h[4] for h in have}) > 1:
             probs.append("%s: rows on several subtasks" % name)
         for w, h in zip(want, have):
-            if w[2][0] == "wm" and not (h[2] < key[2] and h[3] is not None and h[3] >= key[2]):
+            # (a -D of a merged session goes with the merged window's firing)
+            if w[2][0] == "wm" and not (h[2] < w[2][1] and h[3] is not None and h[3] >= w[2][1]):
                 probs.append("%s: %s %s fired by the watermark between %s and %s, want between "
                              "one below %d and one at or past it"
-                             % (name, h[0], h[1], show(h[2]), h[3] if h[3] is None else show(h[3]), key[2]))
+                             % (name, h[0], h[1], show(h[2]), h[3] if h[3] is None else show(h[3]), w[2][1]))
             if w[2][0] == "rec" and h[2] != w[2][1]:
                 probs.append("%s: %s %s, a late firing, after watermark %s, want %s"
                              % (name, h[0], h[1], show(h[2]), show(w[2][1])))

@@ -7,7 +7,8 @@
 # splits saying when they are idle), runs
 # each through weir-idle-driver (tests/tools/idle_driver.c: weir's source
 # runtime and window operator on a manual clock, next to WEIR) and compares
-# the window results, late rows and watermarks with a python model
+# the window results (TUMBLE, HOP, CUMULATE, SESSION: merges, late firings,
+# -D of merged sessions), late rows and watermarks with a python model
 # (docs/connectors.md "Idleness is lag-aware", docs/windows.md).
 # Bounded: WEIR_IDLEDIFF_CASES cases (default 80; 20 under ASan), up to
 # WEIR_IDLEDIFF_PASSES passes each (default 40); a longer run raises both

@@ -9,7 +9,8 @@
  *
  * The schedule (one item per line):
  *   splits N | delay MS | spec_idle MS | job_idle MS | batch ROWS |
- *   par N | window tumble SIZE | window hop SLIDE SIZE | lateness MS |
+ *   par N | window tumble SIZE | window hop SLIDE SIZE |
+ *   window cumulate STEP SIZE | window session GAP | lateness MS |
  *   acc 0|1|2 (accumulating, discarding, retracting) | start MS |
  *   self_idle 0|1 (the splits say when they are idle: no timeout)
  *   pass MS                          a pass over the splits at that time
@@ -319,7 +320,8 @@ typedef struct config {
     int64_t delay, spec_idle, job_idle, lateness, size, slide, start;
     uint32_t batch, par;
     int acc;
-    bool hop, self_idle;
+    char kind; /* t(umble), h(op), c(umulate), s(ession: size is the gap) */
+    bool self_idle;
 } config;
 
 static void read_schedule(FILE *in, config *c)
@@ -356,10 +358,12 @@ static void read_schedule(FILE *in, config *c)
         } else if (!strcmp(word, "window")) {
             if (fscanf(in, "%31s", word) != 1)
                 die("bad window");
-            c->hop = !strcmp(word, "hop");
-            if (c->hop ? fscanf(in, "%" SCNd64 " %" SCNd64, &c->slide,
-                                &c->size) != 2
-                       : fscanf(in, "%" SCNd64, &c->size) != 1)
+            c->kind = word[0];
+            bool two = c->kind == 'h' || c->kind == 'c';
+            if (!strchr("thcs", c->kind) ||
+                (two ? fscanf(in, "%" SCNd64 " %" SCNd64, &c->slide,
+                              &c->size) != 2
+                     : fscanf(in, "%" SCNd64, &c->size) != 1))
                 die("bad window");
         } else if (!strcmp(word, "lateness")) {
             if (fscanf(in, "%" SCNd64, &c->lateness) != 1)
@@ -414,7 +418,7 @@ static weir_agg bind(const char *name, const weir_schema *s, int32_t c)
 
 int main(void)
 {
-    config c = {.batch = 1024, .par = 1, .size = 10, .start = 0};
+    config c = {.batch = 1024, .par = 1, .size = 10, .start = 0, .kind = 't'};
     read_schedule(stdin, &c);
     /* Every split must end within the schedule, or the job never does. */
     for (uint32_t s = 0; s < SC.n_splits; s++) {
@@ -453,8 +457,11 @@ int main(void)
 
     weir_window_spec spec;
     weir_window_spec_init(&spec);
-    spec.assigner = c.hop ? weir_window_hopping(c.slide, c.size, 0)
-                          : weir_window_tumbling(c.size, 0);
+    spec.assigner =
+        c.kind == 'h'   ? weir_window_hopping(c.slide, c.size, 0)
+        : c.kind == 'c' ? weir_window_cumulating(c.slide, c.size, 0)
+        : c.kind == 's' ? weir_window_session(c.size, 0)
+                        : weir_window_tumbling(c.size, 0);
     spec.allowed_lateness_ms = c.lateness;
     spec.accumulation = (weir_window_accumulation)c.acc;
     spec.key.n = 1;
