@@ -158,7 +158,6 @@ typedef struct rank_op {
     uint32_t n_ents, cap_ents;
     uint32_t *slots; /* entry index + 1, 0 empty */
     uint32_t n_slots;
-    uint32_t last_ent; /* the entry cache_get found last, index + 1 (0: none) */
     weir_buf ckeys;
     skblock *sks;
     uint64_t *n_changes;
@@ -723,13 +722,6 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, size_t len)
  */
 static int cache_get(rank_op *o, weir_op_ctx *ctx, const uint8_t *key, size_t klen, uint64_t h, rcache_ent **out)
 {
-    if (o->last_ent) { /* the partition of the row before (runs of one partition: q19's hot auctions) */
-        rcache_ent *e = &o->ents[o->last_ent - 1];
-        if (e->hash == h && e->klen == klen && key_eq(o->ckeys.data + e->koff, key, klen)) {
-            *out = e;
-            return 0;
-        }
-    }
     if ((o->n_ents + 1) * 2 > o->n_slots) {
         int rc = weir__hindex_grow(&o->slots, &o->n_slots, o->ents, sizeof *o->ents, o->n_ents);
         if (rc)
@@ -739,7 +731,6 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, const uint8_t *key, size_t kl
     for (; o->slots[i]; i = (i + 1) & (o->n_slots - 1)) {
         rcache_ent *e = &o->ents[o->slots[i] - 1];
         if (e->hash == h && e->klen == klen && key_eq(o->ckeys.data + e->koff, key, klen)) {
-            o->last_ent = o->slots[i];
             *out = e;
             return 0;
         }
@@ -773,7 +764,6 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, const uint8_t *key, size_t kl
     if (rc)
         return rc;
     o->slots[i] = ++o->n_ents;
-    o->last_ent = o->n_ents;
     *out = e;
     return 0;
 }
@@ -974,7 +964,6 @@ static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
     }
     sk_reset(o, false);
     o->n_ents = 0;
-    o->last_ent = 0;
     weir_buf_clear(&o->ckeys);
     if (o->n_slots)
         memset(o->slots, 0, o->n_slots * sizeof *o->slots);
@@ -1234,14 +1223,15 @@ __attribute__((always_inline)) static inline int emit(rank_op *o, weir_op_ctx *c
         k->ogen = o->out_gen;
         k->orow = (uint32_t)row;
     }
+    weir_batch *b = o->out;
+    b->ts[row] = in->ts[r]; /* before the byte stores, after which every field is read again */
     if (o->conf->with_rank) {
-        weir_column *rk = &o->out->cols[o->n_cols];
+        weir_column *rk = &b->cols[o->n_cols];
         ((int64_t *)rk->data)[row] = rank;
         if (!rk->all_valid) /* the call only where the column has a bitmap (the rank is never NULL) */
-            weir_batch_set_valid(o->out, o->n_cols, (uint32_t)row);
+            weir_batch_set_valid(b, o->n_cols, (uint32_t)row);
     }
-    o->out->kind[row] = (uint8_t)kind;
-    o->out->ts[row] = in->ts[r];
+    b->kind[row] = (uint8_t)kind;
     weir_op_counter_add(o->n_changes, 1);
     return 0;
 }
