@@ -1161,15 +1161,7 @@ static int flush(rank_op *o, weir_op_ctx *ctx)
     return weir_op_emit_reset(ctx, o->out);
 }
 
-/*
- * A new row of o->out (sending the full batch on first) whose every column
- * the caller writes: it is marked valid, not zeroed, as emit writes each
- * value or sets it NULL (weir_batch_append_row zeroes every slot first, a
- * pass that showed in the Top-N profile). Only columns with a bitmap need
- * the mark, and those exist only once a decoded row with a NULL made one
- * (o->out_bitmaps; the queued rows mark themselves): until then the pass
- * over the columns is skipped.
- */
+/* Row r of b marked valid in each column that has a NULL bitmap. */
 static void out_row_valid(weir_batch *b, uint32_t r)
 {
     weir_column *cols = b->cols;
@@ -1180,7 +1172,16 @@ static void out_row_valid(weir_batch *b, uint32_t r)
             cols[i].valid[r >> 3] |= bit;
 }
 
-/* Inline (in emit): one call per output row showed in q19's profile; the rare paths are calls. */
+/*
+ * A new row of o->out (sending the full batch on first) whose every column
+ * the caller writes: it is marked valid, not zeroed, as emit writes each
+ * value or sets it NULL (weir_batch_append_row zeroes every slot first, a
+ * pass that showed in the Top-N profile). Only columns with a bitmap need
+ * the mark, and those exist only once a decoded row with a NULL made one
+ * (o->out_bitmaps; the queued rows mark themselves): until then the pass
+ * over the columns is skipped. Inline (in emit): a call per output row
+ * showed in q19's profile; the flush and the pass are calls.
+ */
 __attribute__((always_inline)) static inline int out_row(rank_op *o, weir_op_ctx *ctx)
 {
     weir_batch *b = o->out;
