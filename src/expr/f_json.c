@@ -413,17 +413,23 @@ static int j_eval(ecx *cx, xstr doc, xstr path, const char **v, const char **why
 
 static bool j_scalar(const char *v) { return *v != '{' && *v != '['; }
 
-/* A JSON number as Flink writes it: an integer as written (but -0 is the
- * integer 0), any other number read as a double and printed as Java prints
- * one (1e2 -> 100.0, 2.50 -> 2.5, -0.0 stays -0.0). *s is the number's
- * text; false when out of memory. */
+/* The text of a scalar that is not a string: the integer -0 is 0, as Flink
+ * reads it (JSON allows no other integer zero with a sign; the double -0.0
+ * stays). */
+static xstr j_scalar_text(const char *v, const char *e)
+{
+    xstr s = {v, (uint32_t)(j_value(v, e, 0) - v)};
+    return s.len == 2 && v[0] == '-' && v[1] == '0' ? (xstr){"0", 1} : s;
+}
+
+/* A JSON number as Flink writes it: an integer as written (j_scalar_text),
+ * any other number read as a double and printed as Java prints one
+ * (1e2 -> 100.0, 2.50 -> 2.5, -0.0 stays -0.0). *s is the number's text;
+ * false when out of memory. */
 static bool j_number_text(ecx *cx, xstr *s)
 {
-    if (!memchr(s->ptr, '.', s->len) && !memchr(s->ptr, 'e', s->len) && !memchr(s->ptr, 'E', s->len)) {
-        if (s->len == 2 && s->ptr[0] == '-' && s->ptr[1] == '0')
-            *s = (xstr){"0", 1}; /* JSON allows no other zero with a sign */
+    if (!memchr(s->ptr, '.', s->len) && !memchr(s->ptr, 'e', s->len) && !memchr(s->ptr, 'E', s->len))
         return true;
-    }
     double d = 0;
     char buf[40];
     weir__fmt_parse_f64(s->ptr, s->len, &d); /* valid JSON numbers parse */
@@ -472,7 +478,7 @@ static int j_write(ecx *cx, weir_buf *b, const char *p, const char *e)
         return weir_buf_put(b, obj ? "}" : "]", 1) ? WEIR_ENOMEM : 0;
     }
     default: {
-        xstr s = {p, (uint32_t)(j_value(p, e, 0) - p)};
+        xstr s = j_scalar_text(p, e);
         if (*p != 't' && *p != 'f' && *p != 'n' && !j_number_text(cx, &s))
             return WEIR_ENOMEM;
         return weir_buf_put(b, s.ptr, s.len) ? WEIR_ENOMEM : 0;
@@ -645,10 +651,7 @@ static bool value_convert(ecx *cx, const char *v, const char *e, weir_type_id t,
             return false;
         }
     } else {
-        s.ptr = v;
-        s.len = (uint32_t)(j_value(v, e, 0) - v);
-        if (s.len == 2 && v[0] == '-' && v[1] == '0')
-            s = (xstr){"0", 1}; /* the integer 0: RETURNING DOUBLE gives 0.0 */
+        s = j_scalar_text(v, e); /* -0 RETURNING DOUBLE: 0.0 */
     }
     switch (t) {
     case WEIR_TYPE_STRING:
