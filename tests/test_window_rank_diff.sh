@@ -6,8 +6,10 @@
 # aggregation over it) and window deduplication over TUMBLE, HOP and
 # CUMULATE windows: tests/window_rank_diff.py runs random queries through
 # `weir run` at parallelism 1/2/4, batch sizes 1/7/1024, on the heap or
-# RocksDB, and compares the rows with a python model (docs/sql.md, "Window
-# Top-N and window deduplication").
+# RocksDB, over one file, one file in byte ranges or several files (splits
+# read by one source subtask, the watermark the minimum over them), and
+# compares the rows with a python model (docs/sql.md, "Window Top-N and
+# window deduplication"; docs/runtime.md, "Time").
 # Bounded: WEIR_WRANK_JOBS cases (default 12; 4 under ASan), up to 6 queries
 # each, up to WEIR_WRANK_ROWS rows (default 80; more for a soak). The seed
 # is printed; WEIR_SEED=S replays a run, WEIR_WRANK_JOB=i one case of it.

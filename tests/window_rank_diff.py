@@ -8,8 +8,13 @@ Each case is one random stream t (id, k, v, s, ts: out of order, ties in
 time and in v and s (in a quarter of the cases v and s take two values),
 NULLs in k, v and s, typed columns to order by, rows later than the watermark),
 one JSON file (one split, so W = max(ts so far) - delay, taking effect
-after each row), and a batch of random queries in one `weir run` at a
-random parallelism (1/2/4), batch size (1/7/1024), on the heap or RocksDB,
+after each row; in a quarter of the cases read in byte ranges, which one
+source subtask reads as one sequence, so the same), or in about half the
+cases 2 to 4 files of a folder (splits) read by one source subtask
+(scan.parallelism 1): each split its own stream at its own speed, some
+behind the others, with its own share of late rows; and a batch of random
+queries in one `weir run` at a random parallelism (1/2/4), batch size
+(1/7/1024; with splits 1/2/3/7/1024), on the heap or RocksDB,
 with mini-batch, two-phase and split distinct aggregation on or off:
   topn    ROW_NUMBER() / RANK() / DENSE_RANK() OVER (PARTITION BY
           window_start, window_end [, k or MOD(id, 2)] ORDER BY one or two
@@ -36,12 +41,17 @@ with mini-batch, two-phase and split distinct aggregation on or off:
   roll    a TUMBLE of 2 to 20 seconds over the window_time of a window
           Top-N's or deduplication's rows, aggregated (a bigger window).
 The model (docs/sql.md, "Window Top-N and window deduplication"):
+  - with several splits, the subtask reads them in turns, one batch (at
+    least 2 rows) from each; the watermark is the minimum over the splits
+    that have not ended of max(ts so far) - delay (a split that has read
+    nothing holds it back; one whose read found its end no longer does),
+    never going back (docs/runtime.md, "Time"; arrivals() below);
   - a row belongs to each window that holds its ts (CUMULATE: the windows
     [p, p + i * step) of its period p that hold it) and is dropped from a
     window whose end is at or behind the watermark when it arrives (W
     before the row); a window aggregation drops it the same way;
   - ranks are per window (and k): equal ORDER BY values rank in arrival
-    order for ROW_NUMBER, share a rank for RANK (which then skips) and
+    order (across splits too) for ROW_NUMBER, share a rank for RANK (which then skips) and
     DENSE_RANK (which does not); NULL is the smallest value (ASC puts
     NULLs first, DESC last) unless NULLS FIRST / LAST is written;
   - deduplication ASC keeps the smallest ts (the first to arrive among
@@ -89,27 +99,64 @@ def windows_of(ts, kind, size, slide, off=0):
     return [(p, p + i * slide) for i in range(1, size // slide + 1) if p + i * slide > ts]
 
 
-def on_time(rows, delay, kind, size, slide, off, keep=None):
+def arrivals(splits, delay, batch):
+    """[(row, W), ...]: the rows of the splits (lists of rows, in file order)
+    in the order one source subtask reads them, each with the watermark
+    before it. The subtask reads its splits in turns, in split order, one
+    batch of up to `batch` rows (at least 2: a record may be two rows) from
+    each split that has not ended; a split ends in the turn whose read finds
+    its end (the turn after its last rows when they filled a batch)
+    (docs/runtime.md, "Time"). A split's watermark is max(ts) - delay (none
+    before its first row, which holds the others back), taking effect after
+    each row; the subtask's is the minimum over the splits that have not
+    ended, never going back (docs/semantics.md, "Watermarks")."""
+    n, pos, top, ended = len(splits), [0] * len(splits), [None] * len(splits), [False] * len(splits)
+    out, w, batch = [], None, max(batch, 2)
+
+    def advance(w):
+        live = [top[i] for i in range(n) if not ended[i]]
+        if not live or None in live:
+            return w
+        return min(live) - delay if w is None else max(w, min(live) - delay)
+    while not all(ended):
+        for i in range(n):
+            if ended[i]:
+                continue
+            rows = splits[i][pos[i]:pos[i] + batch]
+            for r in rows:
+                out.append((r, w))
+                top[i] = r["ts"] if top[i] is None else max(top[i], r["ts"])
+                w = advance(w)
+            pos[i] += len(rows)
+            if len(splits[i]) - pos[i] + len(rows) < batch:
+                ended[i] = True
+                w = advance(w)
+    return out
+
+
+def on_time(arrived, kind, size, slide, off, keep=None):
     """{window: [row, ...]} of the rows on time in each window, in arrival
-    order; rows keep() refuses move the watermark but join no window."""
+    order (arrived: [(row, W before it)]); rows keep() refuses move the
+    watermark but join no window."""
     per = collections.defaultdict(list)
-    w = None
-    for r in rows:
+    for r, w in arrived:
         for win in windows_of(r["ts"], kind, size, slide, off) if keep is None or keep(r) else []:
             if w is None or win[1] > w:
                 per[win].append(r)
-        w = r["ts"] - delay if w is None else max(w, r["ts"] - delay)
     return per
 
 
-def gen_rows(rng, n, base, narrow=False):
-    """n rows from about base on; narrow: v and s of two values each and NULL (ties everywhere)."""
+def gen_rows(rng, n, base, narrow=False, first=1, speed=1, late=(0.2, 0.25)):
+    """n rows from about base on (ids from first, time steps times speed);
+    narrow: v and s of two values each and NULL (ties everywhere); a share
+    late[0] of the rows up to 6 s behind the stream, late[1] - late[0] up to
+    30 s."""
     rows, t = [], base + rng.randrange(-20 * SEC, 20 * SEC)
     for i in range(n):
-        t += rng.choice([0, 0, 200, 500, SEC, 1700, 3 * SEC])
+        t += rng.choice([0, 0, 200, 500, SEC, 1700, 3 * SEC]) * speed
         x = rng.random()
-        ts = t - rng.randrange(6 * SEC) if x < 0.2 else t - rng.randrange(30 * SEC) if x < 0.25 else t
-        r = {"id": i + 1,
+        ts = t - rng.randrange(6 * SEC) if x < late[0] else t - rng.randrange(30 * SEC) if x < late[1] else t
+        r = {"id": first + i,
              "k": None if rng.random() < 0.1 else rng.randint(0, 2),
              "v": None if rng.random() < 0.15 else rng.randint(0, 1 if narrow else 5),
              "s": rng.choice(["a", "b", None] if narrow else STRINGS),
@@ -120,6 +167,23 @@ def gen_rows(rng, n, base, narrow=False):
                  cs="zz" if r["s"] is None else r["s"])
         rows.append(r)
     return rows
+
+
+def gen_splits(rng, n, base, narrow):
+    """n rows in 2 to 4 splits (files), now and then one of them empty: each
+    split its own stream (ids numbered across them) at its own speed, some
+    starting behind the others (a slow split holds the watermark back, so
+    rows behind their own split's watermark are on time by the subtask's)
+    or ahead of them (its rows pass the watermark of splits that have ended
+    or that it is read after); each with its own share of rows behind it."""
+    cuts = sorted(rng.randint(0, n) for _ in range(rng.choice([1, 1, 2, 3])))
+    splits, first = [], 1
+    for a, b in zip([0] + cuts, cuts + [n]):
+        lag = rng.choice([0, 0, 0, -5 * SEC, -15 * SEC, -40 * SEC, 10 * SEC])
+        splits.append(gen_rows(rng, b - a, base + lag, narrow, first, rng.choice([1, 1, 2, 4]),
+                               rng.choice([(0.2, 0.25), (0.1, 0.12), (0.3, 0.4)])))
+        first += b - a
+    return splits
 
 
 def cmp_items(items):
@@ -424,8 +488,11 @@ class Job:
     pass
 
 
-def gen_job(rng):
-    """A random case: its windows, watermark delay, rows, queries and settings."""
+def gen_job(rng, splits=False):
+    """A random case: its windows, watermark delay, rows, queries and settings;
+    splits: in about half the cases the rows of several files (j.splits) read
+    by one source subtask, in a quarter one file read in byte ranges (else,
+    and always without splits, one file, j.splits = [j.rows])."""
     j = Job()
     j.kind = kind = rng.choice(["TUMBLE", "HOP", "CUMULATE"])
     if kind == "TUMBLE":
@@ -440,13 +507,20 @@ def gen_job(rng):
     if abs(j.off) >= j.slide:
         j.off = 0
     j.delay = rng.choice([0, 0, SEC, 3 * SEC, 10 * SEC])
-    j.rows = gen_rows(rng, rng.randint(0, int(os.environ.get("WEIR_WRANK_ROWS", "80"))), rng.choice(BASES),
-                      rng.random() < 0.25)
+    n, base, narrow = rng.randint(0, int(os.environ.get("WEIR_WRANK_ROWS", "80"))), rng.choice(BASES), \
+        rng.random() < 0.25
+    x = rng.random() if splits else 1
+    j.splits = gen_splits(rng, n, base, narrow) if x < 0.5 else [gen_rows(rng, n, base, narrow)]
+    j.rows = [r for rows in j.splits for r in rows]
+    # ranges of one file read by one subtask: one sequence, as the file read whole
+    j.split_size = rng.choice([40, 150, 400, 2000]) if 0.5 <= x < 0.75 else None
     # the window table functions read a view that filters t, now and then
     c = rng.randint(2, 4)
     j.view = rng.choice([None, None, None, ("id %% %d <> 1" % c, lambda r: r["id"] % c != 1),
                          ("v IS NULL OR v < %d" % c, lambda r: r["v"] is None or r["v"] < c)])
     j.parallelism, j.batch, j.rocksdb = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024]), rng.random() < 0.3
+    if len(j.splits) > 1:
+        j.batch = rng.choice([1, 2, 3, 7, 7, 1024])  # turns of a few rows: the splits' watermarks interleave
     j.queries = [gen_query(rng, i, j.rows) for i in range(rng.randint(1, 6))]
     # the plan of the window aggregations under the rankings must not change a result
     sets = [("table.exec.mini-batch.enabled", rng.choice([None, "true"])),
@@ -454,20 +528,30 @@ def gen_job(rng):
             ("table.optimizer.distinct-agg.split.enabled", rng.choice([None, "true"])),
             ("table.optimizer.reuse-sub-plan-enabled", rng.choice([None, "false"]))]
     j.sets = [(k, v) for k, v in sets if v]
-    j.note = "%s size %d ms slide %d ms offset %d ms, delay %d ms, %d rows%s%s" % (
-        kind, j.size, j.slide, j.off, j.delay, len(j.rows), ", view WHERE " + j.view[0] if j.view else "",
+    j.note = "%s size %d ms slide %d ms offset %d ms, delay %d ms, %d rows%s%s%s" % (
+        kind, j.size, j.slide, j.off, j.delay, len(j.rows),
+        " in %d splits (%s)" % (len(j.splits), " ".join(str(len(rows)) for rows in j.splits))
+        if len(j.splits) > 1 else " in ranges of %d bytes" % j.split_size if j.split_size else "",
+        ", view WHERE " + j.view[0] if j.view else "",
         "".join(", %s=%s" % kv for kv in j.sets))
     return j
 
 
 def job_sql(j):
-    """The job's statements: t over in.json, one print sink q<i> a query (columns a, b, c BIGINT, d
-    STRING, ws, we TIMESTAMP(3))."""
+    """The job's statements: t over in.json (or the folder in, a file a split), one print sink q<i> a
+    query (columns a, b, c BIGINT, d STRING, ws, we TIMESTAMP(3)). Several splits, or ranges, are read
+    by one source subtask at any parallelism (scan.parallelism 1): with several, which subtask's rows
+    an operator takes first would be a matter of thread timing."""
     wm = "ts" if j.delay == 0 else "ts - INTERVAL '%d' SECOND" % (j.delay // SEC)
     sql = ["SET '%s' = '%s';" % kv for kv in j.sets]
+    opts = "'path' = '%s', 'format' = 'json'" % ("in" if len(j.splits) > 1 else "in.json")
+    if j.split_size:
+        opts += ", 'source.split-size' = '%d'" % j.split_size
+    if (len(j.splits) > 1 or j.split_size) and j.parallelism > 1:
+        opts += ", 'scan.parallelism' = '1'"
     sql += ["CREATE TABLE t (id BIGINT, k INT, v INT, s STRING, d DOUBLE, m DECIMAL(10, 2), g BIGINT, u STRING, "
             "ts TIMESTAMP(3), WATERMARK FOR ts AS %s) "
-            "WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');" % wm]
+            "WITH ('connector' = 'filesystem', %s);" % (wm, opts)]
     tvf = tvf_sql(j.kind, j.size, j.slide, j.off)
     if j.view:
         sql.append("CREATE VIEW tv AS SELECT * FROM t WHERE %s;" % j.view[0])
@@ -482,8 +566,8 @@ def job_sql(j):
     return "\n".join(sql) + "\n"
 
 
-def input_text(j):
-    return "".join(json_line(r) + "\n" for r in j.rows)
+def input_text(j, rows=None):
+    return "".join(json_line(r) + "\n" for r in (j.rows if rows is None else rows))
 
 
 def check_lines(j, lines, counts):
@@ -498,7 +582,8 @@ def check_lines(j, lines, counts):
         a, b, c, d, ws, we = rest[3:-1].split(", ")
         got[head.split(":")[0]][(val(a), val(b), val(c), val(d), wall_ms(ws), wall_ms(we))] += \
             1 if rest[0] == "+" else -1
-    per = on_time(j.rows, j.delay, j.kind, j.size, j.slide, j.off, j.view[1] if j.view else None)
+    arrived = arrivals(j.splits, j.delay, j.batch)
+    per = on_time(arrived, j.kind, j.size, j.slide, j.off, j.view[1] if j.view else None)
     for q in j.queries:
         what = "q%d (%s%s %s)" % (q["qid"], "roll over " if q["roll"] else "", q["shape"],
                                   q.get("fn", q.get("type", "DESC" if q.get("desc") else "ASC")))
@@ -506,14 +591,33 @@ def check_lines(j, lines, counts):
         counts[("roll " if q["roll"] else "") + q["shape"] + " queries"] += 1
     counts["rows"] += len(j.rows)
     counts["jobs over a view"] += bool(j.view)
+    counts["jobs in ranges"] += bool(j.split_size)
+    if len(j.splits) > 1:
+        counts["jobs of several splits"] += 1
+        own = {}  # a row's split's watermark before it
+        for rows in j.splits:
+            top = None
+            for r in rows:
+                own[r["id"]] = None if top is None else top - j.delay
+                top = r["ts"] if top is None else max(top, r["ts"])
+        for r, w in arrived:
+            ends = [b for _, b in windows_of(r["ts"], j.kind, j.size, j.slide, j.off)]
+            counts["split rows late"] += w is not None and min(ends) <= w
+            counts["split rows behind their split's watermark, on time"] += \
+                own[r["id"]] is not None and min(ends) <= own[r["id"]] and (w is None or min(ends) > w)
     return probs
 
 
 def run_case(case):
-    j = gen_job(case.rng)
+    j = gen_job(case.rng, splits=True)
     case.note = "%s, parallelism %d, batch size %d%s" % (j.note, j.parallelism, j.batch,
                                                           ", rocksdb" if j.rocksdb else "")
-    case.write("in.json", input_text(j))
+    if len(j.splits) > 1:
+        os.makedirs(case.path("in"), exist_ok=True)
+        for i, rows in enumerate(j.splits):
+            case.write(os.path.join("in", "f%d.json" % i), input_text(j, rows))
+    else:
+        case.write("in.json", input_text(j))
     case.write("job.sql", job_sql(j))
     p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb),
                       timeout=120)
