@@ -8,9 +8,13 @@ and indexes that exist and that do not, with 'lax', 'strict' or no mode,
 and some malformed paths). weir computes, per document and path,
 JSON_VALUE (with DEFAULT ... ON EMPTY / ON ERROR markers, so that empty
 and error are told apart), JSON_EXISTS (with UNKNOWN ON ERROR), JSON_QUERY (with a
-random wrapper; EMPTY ARRAY ON EMPTY, EMPTY OBJECT ON ERROR) and, per
+random wrapper; EMPTY ARRAY ON EMPTY, EMPTY OBJECT ON ERROR), JSON_VALUE
+RETURNING a random type (INT, INTEGER, BIGINT, DOUBLE, BOOLEAN, VARCHAR,
+STRING) with random NULL / DEFAULT ON EMPTY / ON ERROR (ERROR ON ... where
+no document is empty / an error, as the job would fail) and, per
 document, IS JSON [VALUE|SCALAR|ARRAY|OBJECT], with `weir run` at a random
-parallelism.
+parallelism. The values include the hard cases for RETURNING: -0, -0.0,
+1e2, integers beyond BIGINT, 1e400, numbers and words in strings.
 
 The oracle shares no code with weir: Python's json module decides what is
 JSON (NaN and Infinity refused, as RFC 8259 does) and parses it; the path
@@ -19,14 +23,18 @@ missing key, an index past the end or a step on the wrong kind of value is
 an error, in lax mode it is empty. JSON_VALUE gives strings unquoted,
 true/false, integers as written and other numbers as Java prints a double;
 JSON null, objects and arrays give the empty result in lax mode, and
-objects and arrays an error in strict mode.
+objects and arrays an error in strict mode. RETURNING converts the scalar
+as Flink's JSON_VALUE does (convert below).
 
 Usage: json_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED (seed), WEIR_JSONDIFF_JOBS (jobs).
 """
 
+import decimal
 import json
+import math
 import os
+import re
 import subprocess
 import sys
 
@@ -35,7 +43,14 @@ import diffrun  # noqa: E402
 
 KEYS = ["a", "b", "c", "name", "x y", "k.1", "\u00e9t\u00e9", "n"]
 STRS = ["", "a", "hello", "x\"y", "back\\slash", "tab\there", "\u00e9", "\U0001F600", "1", "true", "line\nbreak"]
-FLOATS = ["1.5", "-0.25", "2.50", "1e2", "1.5E1", "0.125", "-3.0", "100.75", "-0.0", "-0e0"]
+# strings that RETURNING reads as numbers or booleans (or nearly)
+NUM_STRS = ["12", " 12 ", "-0", "-0.0", "+7", "1.5", "1e2", ".5", "5.", "2147483648", "9223372036854775808",
+            "0.30000000000000004", "NaN", "Infinity", "1e400", "0x10", "1 2", "TRUE", " t", "yes", "NO", "0", "f"]
+INTS = ["0", "-0", "1", "-7", "42", "123456789", str(2 ** 40), str(-(2 ** 62)), "2147483647", "-2147483648",
+        "2147483648", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+        "-123456789012345678901234567890"]
+FLOATS = ["1.5", "-0.25", "2.50", "1e2", "1E+2", "1.5E1", "0.125", "-3.0", "100.75", "-0.0", "-0e0",
+          "0.30000000000000004", "0.1", "2147483647.0", "9223372036854775807.0", "1e400", "-2.5e-3", "1E-400"]
 
 
 class Raw:
@@ -52,10 +67,12 @@ def gen_value(rng, depth):
     if depth < 3 and r < 0.40:
         return [gen_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
     r = rng.random()
-    if r < 0.3:
+    if r < 0.2:
         return rng.choice(STRS)
+    if r < 0.3:
+        return rng.choice(NUM_STRS)
     if r < 0.55:
-        return Raw(rng.choice(["0", "-0", "1", "-7", "42", "123456789", str(2 ** 40), str(-(2 ** 62))]))
+        return Raw(rng.choice(INTS))
     if r < 0.7:
         return Raw(rng.choice(FLOATS))
     if r < 0.85:
@@ -168,10 +185,21 @@ def walk(doc, steps, strict):
 
 
 def java_double(x):
-    """Java's Double.toString for the values the generator makes."""
-    if x == int(x) and abs(x) < 1e7:
-        return "%d.0" % int(x) if x != 0 or str(x)[0] != "-" else "-0.0"
-    return repr(x)
+    """Java's Double.toString (shortest digits that read back)."""
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1, x) < 0 else "0.0"
+    sign, raw, exp = decimal.Decimal(repr(x)).as_tuple()
+    point = exp + len(raw)  # where the point goes in the digits
+    digits = "".join(map(str, raw)).rstrip("0") or "0"
+    head = "-" if sign else ""
+    if 1e-3 <= abs(x) < 1e7:
+        if point <= 0:
+            return head + "0." + "0" * -point + digits
+        whole, frac = digits[:point].ljust(point, "0"), digits[point:]
+        return head + whole + "." + (frac or "0")
+    return head + digits[0] + "." + (digits[1:] or "0") + "E%d" % (point - 1)
 
 
 def scalar_text(raw_doc_value):
@@ -206,6 +234,112 @@ def oracle(text, path, steps, strict):
     if isinstance(v, (dict, list)):
         return ("ERR" if strict else "EMPTY"), exists
     return scalar_text(v), exists
+
+
+def parse_nums(text):
+    """parse(text), numbers as Raw."""
+    def no_const(c):
+        raise ValueError("not JSON: " + c)
+    return json.loads(text, parse_int=Raw, parse_float=Raw, parse_constant=no_const)
+
+
+# A number as Java's BigDecimal reads it (what a string may hold for RETURNING a number type).
+DECIMAL_TEXT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
+JAVA_BLANKS = "".join(chr(c) for c in range(33))  # what Java's String.trim() removes
+INT_RANGE = {"INT": 31, "BIGINT": 63}
+
+
+def convert_number(t, rtype):
+    """The decimal text t as rtype (INT, BIGINT, DOUBLE), or ERROR: INT and BIGINT
+    take whole numbers in range (exactly: 9223372036854775807.0 fits, 1.5 and
+    2147483648 do not fit INT), DOUBLE any finite number, the integer -0 (no
+    point, no exponent) being 0."""
+    if rtype == "DOUBLE":
+        f = float(t)
+        if math.isinf(f):
+            return ERROR
+        if f == 0 and not any(c in t for c in ".eE"):
+            return 0.0
+        return f
+    d = decimal.Decimal(t)
+    if d != d.to_integral_value():
+        return ERROR
+    i = int(d)
+    bits = INT_RANGE[rtype]
+    return i if -(2 ** bits) <= i < 2 ** bits else ERROR
+
+
+def convert(v, rtype):
+    """The scalar v (bool, str or Raw) as rtype, or ERROR."""
+    if isinstance(v, bool):
+        return v if rtype == "BOOLEAN" else ERROR
+    if isinstance(v, Raw):
+        return ERROR if rtype == "BOOLEAN" else convert_number(v.text, rtype)
+    t = v.strip(JAVA_BLANKS)
+    if rtype == "BOOLEAN":
+        w = t.lower()
+        if w in ("true", "t", "yes", "1"):
+            return True
+        if w in ("false", "f", "no", "0"):
+            return False
+        return ERROR
+    return convert_number(t, rtype) if DECIMAL_TEXT.match(t) else ERROR
+
+
+def oracle_returning(text, path, steps, strict, rtype):
+    """JSON_VALUE ... RETURNING rtype before ON EMPTY / ON ERROR: the value, EMPTY,
+    ERROR, or None for a NULL document."""
+    if rtype == "STRING":
+        v = oracle(text, path, steps, strict)[0]
+        return {"EMPTY": EMPTY, "ERR": ERROR}.get(v, v)
+    if text is None:
+        return None
+    try:
+        doc = parse_nums(text)
+    except (ValueError, RecursionError):
+        return ERROR
+    if steps is None:
+        return ERROR
+    v = walk(doc, steps, strict)
+    if v is ERROR or v is EMPTY or v is None:
+        return EMPTY if v is None else v
+    if isinstance(v, (dict, list)):
+        return ERROR if strict else EMPTY
+    return convert(v, rtype)
+
+
+RETURNING = ["INT", "INTEGER", "BIGINT", "DOUBLE", "BOOLEAN", "VARCHAR", "STRING"]
+
+
+def gen_returning(rng):
+    """(SQL type, type for the oracle, [ON EMPTY, ON ERROR] as (SQL, value) or None if left out)."""
+    sql = rng.choice(RETURNING)
+    rtype = {"INTEGER": "INT", "VARCHAR": "STRING"}.get(sql, sql)
+    marks = {"INT": [("-111", -111), ("-222", -222)],
+             "BIGINT": [("7000000000", 7000000000), ("-7000000000", -7000000000)],
+             "DOUBLE": [("-1.5", -1.5), ("2.25E3", 2250.0)],
+             "BOOLEAN": [("TRUE", True), ("FALSE", False)],
+             "STRING": [("'EMPTY'", "EMPTY"), ("'ERR'", "ERR")]}[rtype]
+    clauses = []
+    for k in range(2):
+        r = rng.random()
+        if r < 0.2:
+            clauses.append(None)  # NULL, left out
+        elif r < 0.4:
+            clauses.append(("NULL", None))
+        else:
+            lit, v = marks[k] if rtype != "BOOLEAN" else rng.choice(marks)
+            clauses.append(("DEFAULT " + lit, v))
+    return sql, rtype, clauses
+
+
+def same(got, want):
+    """got (read back from JSON) is want, by type; a DOUBLE's sign of zero counts."""
+    if isinstance(want, bool) or isinstance(got, bool) or want is None or got is None:
+        return got is want
+    if isinstance(want, float):
+        return isinstance(got, (int, float)) and got == want and math.copysign(1, got) == math.copysign(1, want)
+    return type(got) is type(want) and got == want
 
 
 def ser(v):
@@ -298,12 +432,23 @@ def run_job(weir, rng, folder, timeout=120):
                 for _ in paths]
     cols = ["j0 BOOLEAN", "j1 BOOLEAN", "j2 BOOLEAN", "j3 BOOLEAN"]
     outcols = ["s IS JSON", "s IS JSON SCALAR", "s IS JSON ARRAY", "s IS JSON OBJECT"]
-    for k, (p, _, _) in enumerate(paths):
+    rets = []  # per path: JSON_VALUE ... RETURNING: (SQL type, oracle type, clauses, expected per document)
+    for k, (p, steps, strict) in enumerate(paths):
         q = sql_str(p)
-        cols += ["v%d STRING" % k, "e%d BOOLEAN" % k, "q%d STRING" % k]
+        sql_type, rtype, clauses = gen_returning(rng)
+        want = [oracle_returning(s, p, steps, strict, rtype) for s in docs]
+        # ERROR ON EMPTY / ON ERROR fails the job: only where no document is empty / an error
+        for c, case in enumerate((EMPTY, ERROR)):
+            if all(w is not case for w in want) and rng.random() < 0.5:
+                clauses[c] = ("ERROR", None)
+        rets.append((sql_type, rtype, clauses, want))
+        on = " ".join("%s ON %s" % (c[0], ("EMPTY", "ERROR")[i]) for i, c in enumerate(clauses) if c)
+        cols += ["v%d STRING" % k, "e%d BOOLEAN" % k, "q%d STRING" % k,
+                 "r%d %s" % (k, {"INT": "INT", "STRING": "STRING"}.get(rtype, rtype))]
         outcols += ["JSON_VALUE(s, %s DEFAULT 'EMPTY' ON EMPTY DEFAULT 'ERR' ON ERROR)" % q,
                     "JSON_EXISTS(s, %s UNKNOWN ON ERROR)" % q,
-                    "JSON_QUERY(s, %s %s EMPTY ARRAY ON EMPTY EMPTY OBJECT ON ERROR)" % (q, wrappers[k])]
+                    "JSON_QUERY(s, %s %s EMPTY ARRAY ON EMPTY EMPTY OBJECT ON ERROR)" % (q, wrappers[k]),
+                    "JSON_VALUE(s, %s RETURNING %s %s)" % (q, sql_type, on)]
     par = rng.choice([1, 2, 4])
     sql = ["CREATE TABLE t (id INT, s STRING) WITH ('connector' = 'filesystem', "
            "'path' = 'in.json', 'format' = 'json');",
@@ -333,6 +478,14 @@ def run_job(weir, rng, folder, timeout=120):
                 problems.append("doc %r path %r: JSON_VALUE = %r, expected %r" % (s, path, row.get("v%d" % k), wv))
             if row.get("e%d" % k) != we:
                 problems.append("doc %r path %r: JSON_EXISTS = %r, expected %r" % (s, path, row.get("e%d" % k), we))
+            sql_type, rtype, clauses, want = rets[k]
+            w = want[i]
+            if w is EMPTY or w is ERROR:
+                c = clauses[0 if w is EMPTY else 1]
+                w = c[1] if c else None
+            if not same(row.get("r%d" % k), w):
+                problems.append("doc %r path %r: JSON_VALUE RETURNING %s %s = %r, expected %r"
+                                % (s, path, sql_type, clauses, row.get("r%d" % k), w))
             if s is not None and has_dup_keys(s):
                 continue  # JSON_QUERY writes duplicate keys as they are; Flink keeps the last
             wq = oracle_query(s, steps, strict, wrappers[k])

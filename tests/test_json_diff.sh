@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/test_json_diff.sh WEIR SOURCE_DIR - randomized differential test of
-# the SQL/JSON functions (JSON_VALUE, JSON_EXISTS, JSON_QUERY, IS JSON)
+# the SQL/JSON functions (JSON_VALUE [RETURNING type], JSON_EXISTS, JSON_QUERY, IS JSON)
 # against Python's json module (tests/json_diff.py): random nested
 # documents, some damaged, random lax/strict paths.
 # Bounded: WEIR_JSONDIFF_JOBS jobs (default 20; 6 under ASan). The seed is

@@ -26,6 +26,7 @@
  * 2 UNCONDITIONAL.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -639,7 +640,95 @@ static int bind_exists(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
 
 /* ---- JSON_VALUE ---- */
 
-/* Converts the scalar at v to the result type; false if it cannot. */
+/* Java's String.trim(): the characters up to ' ' off both ends. */
+static xstr j_trim(xstr s)
+{
+    while (s.len && (unsigned char)s.ptr[0] <= ' ')
+        s.ptr++, s.len--;
+    while (s.len && (unsigned char)s.ptr[s.len - 1] <= ' ')
+        s.len--;
+    return s;
+}
+
+/* Whether s is a number as Java's BigDecimal reads one (every JSON number
+ * is one): [+-], digits with at most one '.' among them (at least one
+ * digit), then [eE][+-]digits or nothing. */
+static bool j_decimal_text(xstr s)
+{
+    size_t i = 0, n = s.len, ndig = 0;
+    const char *p = s.ptr;
+    if (i < n && (p[i] == '+' || p[i] == '-'))
+        i++;
+    for (; i < n && isdigit((unsigned char)p[i]); i++)
+        ndig++;
+    if (i < n && p[i] == '.')
+        for (i++; i < n && isdigit((unsigned char)p[i]); i++)
+            ndig++;
+    if (!ndig)
+        return false;
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        i++;
+        if (i < n && (p[i] == '+' || p[i] == '-'))
+            i++;
+        size_t k = i;
+        while (i < n && isdigit((unsigned char)p[i]))
+            i++;
+        if (i == k)
+            return false;
+    }
+    return i == n;
+}
+
+/* The value of the number s (j_decimal_text) as an integer in [-hi - 1, hi]
+ * (hi = 2^31 - 1 or 2^63 - 1), exactly: 1e2 is 100, 9223372036854775807.0
+ * fits, -0.0 is 0. False if the value has a fraction or does not fit. */
+static bool j_whole(xstr s, uint64_t hi, int64_t *v)
+{
+    const char *p = s.ptr, *e = s.ptr + s.len;
+    bool neg = *p == '-';
+    if (*p == '+' || *p == '-')
+        p++;
+    const char *d0 = p; /* the digits (and the point) */
+    while (p < e && *p != 'e' && *p != 'E')
+        p++;
+    const char *d1 = p;
+    int64_t x = 0; /* value = digits * 10^x */
+    if (p < e) {
+        bool xneg = *++p == '-';
+        if (*p == '+' || *p == '-')
+            p++;
+        for (; p < e; p++)
+            if (x < 1000000) /* beyond any whole number that fits */
+                x = x * 10 + (*p - '0');
+        x = xneg ? -x : x;
+    }
+    const char *dot = memchr(d0, '.', (size_t)(d1 - d0));
+    if (dot)
+        x -= d1 - dot - 1;
+    while (d0 < d1 && (*d0 == '0' || *d0 == '.'))
+        d0++;
+    for (; d1 > d0 && (d1[-1] == '0' || d1[-1] == '.'); d1--)
+        x += d1[-1] == '0';
+    int64_t nd = 0;
+    for (const char *q = d0; q < d1; q++)
+        nd += *q != '.';
+    if (nd && (x < 0 || nd + x > 19))
+        return false;
+    uint64_t m = 0;
+    for (const char *q = d0; q < d1; q++)
+        if (*q != '.')
+            m = m * 10 + (uint64_t)(*q - '0');
+    for (; nd && x > 0; x--)
+        m *= 10;
+    if (m > hi + neg)
+        return false;
+    *v = !neg ? (int64_t)m : m == hi + 1 ? -(int64_t)hi - 1 : -(int64_t)m;
+    return true;
+}
+
+/* Converts the scalar at v to the result type; false if it cannot. A string
+ * converts to BOOLEAN from true/t/yes/1 or false/f/no/0 (any case) and to a
+ * number as the number it holds (j_decimal_text), both after Java's trim. */
 static bool value_convert(ecx *cx, const char *v, const char *e, weir_type_id t, xvec *out, uint32_t i,
                           bool *oom)
 {
@@ -651,31 +740,48 @@ static bool value_convert(ecx *cx, const char *v, const char *e, weir_type_id t,
             return false;
         }
     } else {
-        s = j_scalar_text(v, e); /* -0 RETURNING DOUBLE: 0.0 */
+        s = j_scalar_text(v, e);
     }
-    switch (t) {
-    case WEIR_TYPE_STRING:
+    if (t == WEIR_TYPE_STRING) {
         if (!is_str && *v != 't' && *v != 'f' && !j_number_text(cx, &s)) {
             *oom = true;
             return false;
         }
         ((xstr *)out->data)[i] = s;
         return true;
-    case WEIR_TYPE_BOOLEAN: {
-        uint8_t b;
-        if (weir__fmt_parse_bool(s.ptr, s.len, &b))
+    }
+    if (is_str)
+        s = j_trim(s);
+    if (t == WEIR_TYPE_BOOLEAN) {
+        static const char *const words[] = {"false", "f", "no", "0", "true", "t", "yes", "1"};
+        for (int k = 0; k < 8; k++)
+            if ((is_str || k % 4 == 0) && s.len == strlen(words[k]) && !strncasecmp(s.ptr, words[k], s.len)) {
+                ((uint8_t *)out->data)[i] = k >= 4;
+                return true;
+            }
+        return false;
+    }
+    if (!j_decimal_text(s))
+        return false; /* true, false or a string that holds no number */
+    int64_t n;
+    switch (t) {
+    case WEIR_TYPE_INT:
+        if (!j_whole(s, INT32_MAX, &n))
             return false;
-        ((uint8_t *)out->data)[i] = b;
+        ((int32_t *)out->data)[i] = (int32_t)n;
+        return true;
+    case WEIR_TYPE_BIGINT: return j_whole(s, INT64_MAX, &((int64_t *)out->data)[i]);
+    case WEIR_TYPE_DOUBLE: {
+        double d = 0;
+        weir__fmt_parse_f64(s.ptr, s.len, &d);
+        if (!isfinite(d))
+            return false;
+        if (d == 0 && !memchr(s.ptr, '.', s.len) && !memchr(s.ptr, 'e', s.len) && !memchr(s.ptr, 'E', s.len))
+            d = 0; /* the integer -0 (also "-0", "-00") is 0 */
+        ((double *)out->data)[i] = d;
         return true;
     }
-    case WEIR_TYPE_INT:
-        return weir__fmt_parse_i32(s.ptr, s.len, &((int32_t *)out->data)[i]) == 0;
-    case WEIR_TYPE_BIGINT:
-        return weir__fmt_parse_i64(s.ptr, s.len, &((int64_t *)out->data)[i]) == 0;
-    case WEIR_TYPE_DOUBLE:
-        return weir__fmt_parse_f64(s.ptr, s.len, &((double *)out->data)[i]) == 0;
-    default:
-        return false;
+    default: return false;
     }
 }
 

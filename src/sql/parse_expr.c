@@ -345,13 +345,16 @@ static void parse_row_fields(parser *p, weir_sql_type *ty, weir__sql_tk close,
     ty->n_fields = v.n;
 }
 
+/* [NOT] NULL after a type; a NULL followed by ON is JSON_VALUE's
+ * `RETURNING INT NULL ON EMPTY`, not the type's. */
 static void parse_nullability(parser *p, weir_sql_type *ty)
 {
     if (is_kw(p, WEIR__SQL_KW_NOT) && peek_is_kw(p, 1, WEIR__SQL_KW_NULL)) {
         parser_advance(p);
         parser_advance(p);
         ty->not_null = true;
-    } else if (accept_kw(p, WEIR__SQL_KW_NULL)) {
+    } else if (is_kw(p, WEIR__SQL_KW_NULL) && !next_word_is(p, 1, "ON")) {
+        parser_advance(p);
         ty->not_null = false;
     }
 }

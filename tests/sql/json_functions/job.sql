@@ -27,7 +27,7 @@ SELECT JSON_QUERY('{ "a": { "b": 1 } }', '$.a') AS q1,
        JSON_QUERY('1', '$' WITH CONDITIONAL ARRAY WRAPPER) AS q8,
        JSON_QUERY('{}', 'lax $.invalid' EMPTY OBJECT ON EMPTY) AS q9,
        JSON_QUERY('{}', 'strict $.invalid' EMPTY ARRAY ON ERROR) AS q10;
--- A signed zero: the JSON integer -0 is 0 (also as a DOUBLE), the double -0.0 stays -0.0.
+-- A signed zero: the JSON integer -0 is 0 (also as a DOUBLE, also in a string), the double -0.0 stays -0.0.
 SELECT JSON_VALUE('-0', '$') AS z1, JSON_VALUE('[-0]', '$[0]' RETURNING DOUBLE) AS z2,
        JSON_VALUE('"-0"', '$' RETURNING DOUBLE) AS z3, JSON_QUERY('[-0, -0.0, 0, -0e0]', '$') AS z4,
        JSON_VALUE('-0.0', '$') AS z5, JSON_VALUE('{"a":-0}', '$.a' RETURNING BIGINT) AS z6;
