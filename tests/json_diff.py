@@ -45,7 +45,7 @@ KEYS = ["a", "b", "c", "name", "x y", "k.1", "\u00e9t\u00e9", "n"]
 STRS = ["", "a", "hello", "x\"y", "back\\slash", "tab\there", "\u00e9", "\U0001F600", "1", "true", "line\nbreak"]
 # strings that RETURNING reads as numbers or booleans (or nearly)
 NUM_STRS = ["12", " 12 ", "-0", "-0.0", "+7", "1.5", "1e2", ".5", "5.", "2147483648", "9223372036854775808",
-            "0.30000000000000004", "NaN", "Infinity", "1e400", "0x10", "1 2", "TRUE", " t", "yes", "NO", "0", "f"]
+            "0.30000000000000004", "NaN", "Infinity", "1e400", "0x10", "1 2", "TRUE", " t", "yes", "NO", "0", "f", "Y", " n"]
 INTS = ["0", "-0", "1", "-7", "42", "123456789", str(2 ** 40), str(-(2 ** 62)), "2147483647", "-2147483648",
         "2147483648", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
         "-123456789012345678901234567890"]
@@ -278,9 +278,9 @@ def convert(v, rtype):
     t = v.strip(JAVA_BLANKS)
     if rtype == "BOOLEAN":
         w = t.lower()
-        if w in ("true", "t", "yes", "1"):
+        if w in ("true", "t", "yes", "y", "1"):
             return True
-        if w in ("false", "f", "no", "0"):
+        if w in ("false", "f", "no", "n", "0"):
             return False
         return ERROR
     return convert_number(t, rtype) if DECIMAL_TEXT.match(t) else ERROR

@@ -53,7 +53,9 @@ size_t weir__fmt_decimal(int64_t v, int scale, char *buf)
     return n;
 }
 
-static void trim(const char **s, size_t *len)
+/* Java's String.trim(): the characters up to ' ' off both ends (CAST and
+ * JSON_VALUE's conversions read strings so). */
+void weir__cast_trim(const char **s, size_t *len)
 {
     while (*len && (unsigned char)**s <= ' ')
         (*s)++, (*len)--;
@@ -63,7 +65,7 @@ static void trim(const char **s, size_t *len)
 
 int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *out)
 {
-    trim(&s, &len);
+    weir__cast_trim(&s, &len);
     size_t i = 0;
     bool neg = false;
     if (i < len && (s[i] == '-' || s[i] == '+'))
@@ -164,7 +166,7 @@ static int num(const char *s, size_t len, size_t *i, int minw, int maxw, int *ou
 int weir__parse_ts_text(const char *s, size_t len, int64_t *out_ms)
 {
     static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    trim(&s, &len);
+    weir__cast_trim(&s, &len);
     size_t i = 0;
     int y, mo, d, h = 0, mi = 0, se = 0, ms = 0;
     if (num(s, len, &i, 4, 4, &y) || i >= len || s[i++] != '-' || num(s, len, &i, 1, 2, &mo) || i >= len ||
@@ -336,7 +338,7 @@ static int bad(ecx *cx, bool try_cast, xvec *out, uint32_t i, const xstr *s, wei
 /* Parses an integer as Flink does: trimmed, optional sign, digits, optional fraction (truncated). */
 static int parse_long(const char *s, size_t len, int64_t lo, int64_t hi, int64_t *out)
 {
-    trim(&s, &len);
+    weir__cast_trim(&s, &len);
     size_t i = 0;
     bool neg = false;
     if (i < len && (s[i] == '-' || s[i] == '+'))
@@ -368,9 +370,10 @@ static int parse_long(const char *s, size_t len, int64_t lo, int64_t hi, int64_t
     return 0;
 }
 
-static int parse_bool(const char *s, size_t len, uint8_t *out)
+/* CAST(string AS BOOLEAN): true/t/yes/y/1 or false/f/no/n/0 in any case, trimmed. */
+int weir__cast_parse_bool(const char *s, size_t len, uint8_t *out)
 {
-    trim(&s, &len);
+    weir__cast_trim(&s, &len);
     static const char *t[] = {"true", "t", "yes", "y", "1"}, *f[] = {"false", "f", "no", "n", "0"};
     for (int k = 0; k < 5; k++) {
         if (strlen(t[k]) == len && !strncasecmp(s, t[k], len))
@@ -383,7 +386,7 @@ static int parse_bool(const char *s, size_t len, uint8_t *out)
 
 static int parse_double(const char *s, size_t len, double *out)
 {
-    trim(&s, &len);
+    weir__cast_trim(&s, &len);
     char tmp[128];
     if (len == 0 || len >= sizeof tmp)
         return -1;
@@ -716,7 +719,7 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
             if (!x_live(out, active, i))
                 continue;
             if (ss) {
-                if (parse_bool(ss[i].ptr, ss[i].len, &o[i]) && (rc = bad(cx, try_cast, out, i, &ss[i], to)))
+                if (weir__cast_parse_bool(ss[i].ptr, ss[i].len, &o[i]) && (rc = bad(cx, try_cast, out, i, &ss[i], to)))
                     return rc;
             } else if (from.id == WEIR_TYPE_DOUBLE) {
                 o[i] = ((const double *)in->data)[i] != 0;

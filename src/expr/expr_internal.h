@@ -401,6 +401,8 @@ struct weir_expr_calc {
  * returns the number of slots, or -1 when out of memory (shared.c). */
 int32_t weir__share_subexprs(weir_expr_arena *a, weir_expr **roots, uint32_t n);
 /* Casts in -> out (out preallocated to type to). */
+void weir__cast_trim(const char **s, size_t *len);
+int weir__cast_parse_bool(const char *s, size_t len, uint8_t *out);
 int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bool try_cast, const xvec *in,
                    uint32_t n, const uint8_t *active, xvec *out);
 

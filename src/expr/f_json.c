@@ -640,16 +640,6 @@ static int bind_exists(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
 
 /* ---- JSON_VALUE ---- */
 
-/* Java's String.trim(): the characters up to ' ' off both ends. */
-static xstr j_trim(xstr s)
-{
-    while (s.len && (unsigned char)s.ptr[0] <= ' ')
-        s.ptr++, s.len--;
-    while (s.len && (unsigned char)s.ptr[s.len - 1] <= ' ')
-        s.len--;
-    return s;
-}
-
 /* Whether s is a number as Java's BigDecimal reads one (every JSON number
  * is one): [+-], digits with at most one '.' among them (at least one
  * digit), then [eE][+-]digits or nothing. */
@@ -727,8 +717,9 @@ static bool j_whole(xstr s, uint64_t hi, int64_t *v)
 }
 
 /* Converts the scalar at v to the result type; false if it cannot. A string
- * converts to BOOLEAN from true/t/yes/1 or false/f/no/0 (any case) and to a
- * number as the number it holds (j_decimal_text), both after Java's trim. */
+ * converts to BOOLEAN as CAST converts it (true/t/yes/y/1, false/f/no/n/0,
+ * any case) and to a number as the number it holds (j_decimal_text), both
+ * after Java's trim. */
 static bool value_convert(ecx *cx, const char *v, const char *e, weir_type_id t, xvec *out, uint32_t i,
                           bool *oom)
 {
@@ -750,17 +741,14 @@ static bool value_convert(ecx *cx, const char *v, const char *e, weir_type_id t,
         ((xstr *)out->data)[i] = s;
         return true;
     }
-    if (is_str)
-        s = j_trim(s);
-    if (t == WEIR_TYPE_BOOLEAN) {
-        static const char *const words[] = {"false", "f", "no", "0", "true", "t", "yes", "1"};
-        for (int k = 0; k < 8; k++)
-            if ((is_str || k % 4 == 0) && s.len == strlen(words[k]) && !strncasecmp(s.ptr, words[k], s.len)) {
-                ((uint8_t *)out->data)[i] = k >= 4;
-                return true;
-            }
-        return false;
+    if (is_str) {
+        size_t n = s.len;
+        weir__cast_trim(&s.ptr, &n);
+        s.len = (uint32_t)n;
     }
+    if (t == WEIR_TYPE_BOOLEAN) /* a string as CAST reads it; else only true and false */
+        return is_str ? !weir__cast_parse_bool(s.ptr, s.len, &((uint8_t *)out->data)[i])
+                      : !weir__fmt_parse_bool(s.ptr, s.len, &((uint8_t *)out->data)[i]);
     if (!j_decimal_text(s))
         return false; /* true, false or a string that holds no number */
     int64_t n;

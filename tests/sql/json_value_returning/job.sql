@@ -2,7 +2,7 @@
 -- numbers in range, exactly (1e2, 1.0, 9223372036854775807.0), a fraction or
 -- out of range is an error; DOUBLE any finite number (the integer -0 is 0);
 -- BOOLEAN true/false; a string converts as the number or the word it holds,
--- after Java's trim (true/t/yes/1, false/f/no/0). DEFAULT -1 ON ERROR marks
+-- after Java's trim, as CAST reads it (true/t/yes/y/1, false/f/no/n/0). DEFAULT -1 ON ERROR marks
 -- an error; NULL ON EMPTY is not the type's nullability.
 SELECT JSON_VALUE('[1e2]', '$[0]' RETURNING INT DEFAULT -1 ON ERROR) AS i1,
        JSON_VALUE('[1.0]', '$[0]' RETURNING INTEGER DEFAULT -1 ON ERROR) AS i2,
@@ -39,7 +39,9 @@ SELECT JSON_VALUE('[true]', '$[0]' RETURNING BOOLEAN DEFAULT FALSE ON ERROR) AS 
        JSON_VALUE('["1"]', '$[0]' RETURNING BOOLEAN DEFAULT FALSE ON ERROR) AS t4,
        JSON_VALUE('[1]', '$[0]' RETURNING BOOLEAN DEFAULT FALSE ON ERROR) AS t5,
        JSON_VALUE('["No"]', '$[0]' RETURNING BOOLEAN DEFAULT TRUE ON ERROR) AS t6,
-       JSON_VALUE('["maybe"]', '$[0]' RETURNING BOOLEAN NULL ON ERROR) AS t7;
+       JSON_VALUE('["maybe"]', '$[0]' RETURNING BOOLEAN NULL ON ERROR) AS t7,
+       JSON_VALUE('["y"]', '$[0]' RETURNING BOOLEAN DEFAULT FALSE ON ERROR) AS t8,
+       JSON_VALUE('[" N"]', '$[0]' RETURNING BOOLEAN DEFAULT TRUE ON ERROR) AS t9;
 SELECT JSON_VALUE('{}', 'lax $.a' RETURNING INT NULL ON EMPTY DEFAULT -1 ON ERROR) AS n1,
        JSON_VALUE('{"a": [1]}', 'lax $.a' RETURNING VARCHAR NULL ON EMPTY) AS n2,
        JSON_VALUE('{"a": [1]}', 'strict $.a' RETURNING BIGINT DEFAULT 7 ON EMPTY DEFAULT -1 ON ERROR) AS n3,
