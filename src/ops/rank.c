@@ -153,6 +153,7 @@ typedef struct rank_op {
     uint32_t *koff, *klen;
     uint64_t *hashes;
     uint32_t cap_hashes;
+    uint8_t *pf; /* which rows' partitions are prefetched (prefetch_rows) */
     /* the batch's cache: entries (their buffers kept across batches), an open hash over them */
     rcache_ent *ents;
     uint32_t n_ents, cap_ents;
@@ -1533,6 +1534,35 @@ static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32
  * overlap). */
 #define PF_SLOT 8
 #define PF_REC 4
+#define PF_SEEN_LOG2 14 /* bits (log2) of the filter of the partitions a batch has seen */
+
+/*
+ * o->pf[r] for the n rows of the batch: whether row r's partition is
+ * prefetched. Outside windows a later row of a partition finds it in the
+ * batch's cache and reads no state, so only the first row of each
+ * partition is: a row whose hash an earlier row of the batch had, by a
+ * filter of 2^PF_SEEN_LOG2 bits (a collision costs a prefetch, never a
+ * result), is not (most of q18's rows are of partitions their batch has
+ * seen). A window Top-N sets each row's key in state: there a row is
+ * skipped only after a row of the same partition (runs of one key).
+ */
+static void prefetch_rows(rank_op *o, uint32_t n)
+{
+    const uint64_t *h = o->hashes;
+    uint8_t *pf = o->pf;
+    if (o->conf->window_end_col >= 0) {
+        for (uint32_t r = 0; r < n; r++)
+            pf[r] = !r || h[r] != h[r - 1];
+        return;
+    }
+    uint64_t seen[(1u << PF_SEEN_LOG2) / 64] = {0};
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t b = (uint32_t)(h[r] >> (64 - PF_SEEN_LOG2));
+        uint64_t m = UINT64_C(1) << (b & 63);
+        pf[r] = !(seen[b >> 6] & m);
+        seen[b >> 6] |= m;
+    }
+}
 
 /*
  * The batch's partition keys when every key column is fixed-width without
@@ -1603,9 +1633,12 @@ static int batch_keys(rank_op *o, const weir_batch *in)
         if (ko)
             o->koff = ko;
         uint32_t *kl = ko ? weir_realloc(o->klen, n * sizeof *kl) : NULL;
-        if (!kl)
+        if (kl)
+            o->klen = kl;
+        uint8_t *pf = kl ? weir_realloc(o->pf, n) : NULL;
+        if (!pf)
             return WEIR_ENOMEM;
-        o->klen = kl;
+        o->pf = pf;
         o->cap_hashes = n;
     }
     const weir_keyspec *ks = &o->conf->partition;
@@ -1693,17 +1726,17 @@ __attribute__((always_inline)) static inline int rows_apply(rank_op *o, weir_op_
 {
     uint32_t n = in->n_rows;
     const uint64_t *h = o->hashes;
+    const uint8_t *pf = o->pf;
     int rc = 0;
+    prefetch_rows(o, n);
     for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
-        if (!r || h[r] != h[r - 1])
+        if (pf[r])
             weir__state_prefetch(o->st, h[r], 0);
-    /* a row of the partition of the row before it is not prefetched again (most of q19's bids go
-     * to the newest auctions: runs of one auction) */
     for (uint32_t r = 0; r < n && !rc; r++) {
         uint32_t s = r + PF_SLOT, q = r + PF_REC;
-        if (s < n && h[s] != h[s - 1])
+        if (s < n && pf[s])
             weir__state_prefetch(o->st, h[s], 0);
-        if (q < n && h[q] != h[q - 1])
+        if (q < n && pf[q])
             weir__state_prefetch(o->st, h[q], 1);
         rc = row_fn(o, ctx, in, r);
     }
@@ -1945,6 +1978,7 @@ static void rank_close(void *op)
     weir_free(o->slots);
     weir_free(o->kept);
     weir_free(o->hashes);
+    weir_free(o->pf);
     weir_free(o);
 }
 
