@@ -153,6 +153,7 @@ typedef struct rank_op {
     uint32_t *koff, *klen;
     uint64_t *hashes;
     uint32_t cap_hashes;
+    uint8_t *pf; /* which rows' partitions are prefetched (prefetch_rows) */
     /* the batch's cache: entries (their buffers kept across batches), an open hash over them */
     rcache_ent *ents;
     uint32_t n_ents, cap_ents;
@@ -182,6 +183,9 @@ typedef struct rank_op {
     /* the partition key of the rows being emitted (their left-out columns come from it) */
     const uint8_t *pkey;
     size_t pklen;
+    /* a Top-1 over an append-only input outside windows (a deduplication, a LIMIT 1 per
+     * partition): each list holds at most one row (top1_row) */
+    bool top1;
     weir__tz *tz;        /* conf->time_zone loaded; NULL: UTC */
     int64_t tz_end, tz_fire; /* the last local window end and its timer instant */
 } rank_op;
@@ -1451,6 +1455,58 @@ insert:
     return 0;
 }
 
+/*
+ * apply_row of a Top-1 (o->top1): row r of in against its partition's one kept row, the changes
+ * and the list that apply_row's general way gives (place, the emission, the shift) without its
+ * steps: the new row loses to the kept one (nothing changes) or takes its place - -U old, +U new
+ * with the rank number or in a deduplication, else +I new, -D old; +I alone where none was kept.
+ * A row that apply_row refuses goes there.
+ */
+static int top1_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
+{
+    const weir_rank_config *c = o->conf;
+    size_t klen = o->klen[r];
+    const uint8_t *key = o->bkeys.data + o->koff[r];
+    if (klen > KEY_MAX || in->kind[r] != WEIR_ROW_INSERT)
+        return apply_row(o, ctx, in, r);
+    o->pkey = key;
+    o->pklen = klen;
+    const uint8_t *sk = o->bsk_w ? o->bsk.data + (size_t)r * o->bsk_w : NULL;
+    size_t sklen = o->bsk_w;
+    rcache_ent *ce;
+    int rc = 0;
+    if (!sklen && !(rc = sort_key(c, in, r, &o->sk))) {
+        sk = o->sk.data;
+        sklen = o->sk.len;
+    }
+    if (rc || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)))
+        return rc;
+    kept *L = ce->list;
+    /* the kept row ranks before the new one: less, or equal and the older wins */
+    if (ce->n_list && sk_cmp(L[0].sk, L[0].sklen, sk, sklen) < (c->ties_newer_first ? 0 : 1))
+        return 0;
+    rc = ce->cap_list ? 0 : list_reserve(&ce->list, &ce->cap_list, 1);
+    const uint8_t *skc = o->bsk_w ? sk : sk_keep(o, sk, sklen);
+    if (rc || !skc)
+        return rc ? rc : WEIR_ENOMEM;
+    L = ce->list;
+    kept nk = {.sk = skc, .sklen = sklen, .brow1 = r + 1};
+    if (!ce->n_list)
+        rc = emit(o, ctx, &nk, in, r, WEIR_ROW_INSERT, 1);
+    else if (c->with_rank || c->dedup) {
+        if (!(rc = emit(o, ctx, &L[0], in, r, WEIR_ROW_UPDATE_BEFORE, 1)))
+            rc = emit(o, ctx, &nk, in, r, WEIR_ROW_UPDATE_AFTER, 1);
+    } else if (!(rc = emit(o, ctx, &nk, in, r, WEIR_ROW_INSERT, 0))) {
+        rc = emit(o, ctx, &L[0], in, r, WEIR_ROW_DELETE, 0);
+    }
+    if (rc)
+        return rc;
+    L[0] = nk;
+    ce->n_list = 1;
+    ce->dirty = true;
+    return 0;
+}
+
 /* Window Top-N: a row of a window that has not ended is ranked; its window's end is a timer. */
 static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 {
@@ -1478,6 +1534,35 @@ static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32
  * overlap). */
 #define PF_SLOT 8
 #define PF_REC 4
+#define PF_SEEN_LOG2 14 /* bits (log2) of the filter of the partitions a batch has seen */
+
+/*
+ * o->pf[r] for the n rows of the batch: whether row r's partition is
+ * prefetched. Outside windows a later row of a partition finds it in the
+ * batch's cache and reads no state, so only the first row of each
+ * partition is: a row whose hash an earlier row of the batch had, by a
+ * filter of 2^PF_SEEN_LOG2 bits (a collision costs a prefetch, never a
+ * result), is not (most of q18's rows are of partitions their batch has
+ * seen). A window Top-N sets each row's key in state: there a row is
+ * skipped only after a row of the same partition (runs of one key).
+ */
+static void prefetch_rows(rank_op *o, uint32_t n)
+{
+    const uint64_t *h = o->hashes;
+    uint8_t *pf = o->pf;
+    if (o->conf->window_end_col >= 0) {
+        for (uint32_t r = 0; r < n; r++)
+            pf[r] = !r || h[r] != h[r - 1];
+        return;
+    }
+    uint64_t seen[(1u << PF_SEEN_LOG2) / 64] = {0};
+    for (uint32_t r = 0; r < n; r++) {
+        uint32_t b = (uint32_t)(h[r] >> (64 - PF_SEEN_LOG2));
+        uint64_t m = UINT64_C(1) << (b & 63);
+        pf[r] = !(seen[b >> 6] & m);
+        seen[b >> 6] |= m;
+    }
+}
 
 /*
  * The batch's partition keys when every key column is fixed-width without
@@ -1548,9 +1633,12 @@ static int batch_keys(rank_op *o, const weir_batch *in)
         if (ko)
             o->koff = ko;
         uint32_t *kl = ko ? weir_realloc(o->klen, n * sizeof *kl) : NULL;
-        if (!kl)
+        if (kl)
+            o->klen = kl;
+        uint8_t *pf = kl ? weir_realloc(o->pf, n) : NULL;
+        if (!pf)
             return WEIR_ENOMEM;
-        o->klen = kl;
+        o->pf = pf;
         o->cap_hashes = n;
     }
     const weir_keyspec *ks = &o->conf->partition;
@@ -1631,29 +1719,41 @@ static void batch_sort_keys(rank_op *o, const weir_batch *in)
 #endif
 }
 
+/* Rows of in through row_fn (one per operator: a constant where this is inlined, so each way is
+ * its own loop of direct calls), each with the state prefetches ahead of it. */
+__attribute__((always_inline)) static inline int rows_apply(rank_op *o, weir_op_ctx *ctx, const weir_batch *in,
+                                                            int (*row_fn)(rank_op *, weir_op_ctx *, const weir_batch *, uint32_t))
+{
+    uint32_t n = in->n_rows;
+    const uint64_t *h = o->hashes;
+    const uint8_t *pf = o->pf;
+    int rc = 0;
+    prefetch_rows(o, n);
+    for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
+        if (pf[r])
+            weir__state_prefetch(o->st, h[r], 0);
+    for (uint32_t r = 0; r < n && !rc; r++) {
+        uint32_t s = r + PF_SLOT, q = r + PF_REC;
+        if (s < n && pf[s])
+            weir__state_prefetch(o->st, h[s], 0);
+        if (q < n && pf[q])
+            weir__state_prefetch(o->st, h[q], 1);
+        rc = row_fn(o, ctx, in, r);
+    }
+    return rc;
+}
+
 static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     (void)input;
     rank_op *o = op;
-    bool windowed = o->conf->window_end_col >= 0;
     int rc = batch_keys(o, in);
     if (!o->conf->retract)
         batch_sort_keys(o, in);
-    uint32_t n = in->n_rows;
-    const uint64_t *h = o->hashes;
-    for (uint32_t r = 0; r < n && r < PF_SLOT && !rc; r++)
-        if (!r || h[r] != h[r - 1])
-            weir__state_prefetch(o->st, h[r], 0);
-    /* a row of the partition of the row before it is not prefetched again (most of q19's bids go
-     * to the newest auctions: runs of one auction) */
-    for (uint32_t r = 0; r < n && !rc; r++) {
-        uint32_t s = r + PF_SLOT, q = r + PF_REC;
-        if (s < n && h[s] != h[s - 1])
-            weir__state_prefetch(o->st, h[s], 0);
-        if (q < n && h[q] != h[q - 1])
-            weir__state_prefetch(o->st, h[q], 1);
-        rc = windowed ? window_row(o, ctx, in, r) : apply_row(o, ctx, in, r);
-    }
+    if (!rc)
+        rc = o->conf->window_end_col >= 0 ? rows_apply(o, ctx, in, window_row)
+             : o->top1                    ? rows_apply(o, ctx, in, top1_row)
+                                          : rows_apply(o, ctx, in, apply_row);
     int frc = cache_flush(o, ctx, in);
     rc = rc ? rc : frc;
     if (rc) { /* the queued rows of a failed batch are not written; in dies with it */
@@ -1738,6 +1838,8 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
         drc = weir__crow_plan_init(&o->plan, c->out_schema, o->n_cols, o->drop);
     if (drc)
         return drc;
+    o->top1 = !c->retract && c->window_end_col < 0 && c->rank_fn == WEIR_RANK_ROW_NUMBER && c->rank_start == 1 &&
+              c->rank_end == 1;
     o->tz_end = WEIR_TS_MIN;
     if (c->time_zone && c->window_end_col >= 0) {
         weir_error err = {0};
@@ -1876,6 +1978,7 @@ static void rank_close(void *op)
     weir_free(o->slots);
     weir_free(o->kept);
     weir_free(o->hashes);
+    weir_free(o->pf);
     weir_free(o);
 }
 
