@@ -756,7 +756,7 @@ static inline int64_t access_now(weir_state *st)
 /* ---- value, reducing, aggregating ---- */
 
 /* The live value of (key, ns) in t, its slot hash h (weir_value_get). */
-static int value_get_in(weir_state *st, tab *t, uint64_t h, const uint8_t *key,
+static inline int value_get_in(weir_state *st, tab *t, uint64_t h, const uint8_t *key,
                         size_t klen, const void *ns, size_t nslen,
                         const void **val, size_t *len)
 {
@@ -881,7 +881,7 @@ static int mem_update(weir_state *st, const void *ns, size_t nslen,
  * and stamp change only when fn succeeds), else in a new record that takes
  * the old bytes first (the old record stays when fn fails).
  */
-static int value_edit_in(weir_state *st, tab *t, uint64_t h,
+static inline int value_edit_in(weir_state *st, tab *t, uint64_t h,
                          const uint8_t *key, size_t klen, const void *ns,
                          size_t nslen, size_t len, size_t keep_max,
                          weir_value_edit_fn fn, void *ud)
@@ -950,7 +950,7 @@ static void collect_garbage(mem_backend *mb);
  * another subtask owns it. Frozen tables the snapshots are done with are
  * freed first, as at a change of key.
  */
-static tab *key_tab(weir_state *st, uint64_t key_hash)
+static inline tab *key_tab(weir_state *st, uint64_t key_hash)
 {
     weir__backend *be = st->be;
     mem_state *ms = MS(st);
