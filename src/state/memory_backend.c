@@ -438,7 +438,7 @@ static int tab_resize(mem_backend *mb, tab *t, uint32_t n_slots)
 
 /* Makes room for one more entry so that a following probe finds an empty slot.
  */
-static int tab_reserve(mem_backend *mb, tab *t, uint32_t min_slots)
+static inline int tab_reserve(mem_backend *mb, tab *t, uint32_t min_slots)
 {
     if (!t->slots)
         return tab_resize(mb, t, min_slots);
@@ -958,7 +958,8 @@ static inline tab *key_tab(weir_state *st, uint64_t key_hash)
     if (kg < be->kg_lo || kg >= be->kg_hi ||
         (ms->shared && ms->shared[kg - be->kg_lo]))
         return NULL;
-    collect_garbage(MB(be));
+    if (atomic_load_explicit(&MB(be)->has_garbage, memory_order_relaxed))
+        collect_garbage(MB(be));
     return &ms->tabs[kg - be->kg_lo];
 }
 
