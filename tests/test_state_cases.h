@@ -1297,6 +1297,123 @@ static void case_value_edit(const char *kind)
     weir_manual_clock_destroy(mc);
 }
 
+/* A string key of key group [lo, hi) of 128: "<prefix><n>" for the first n that has one. */
+static void key_in(char *out, const char *prefix, uint32_t lo, uint32_t hi)
+{
+    for (int n = 0;; n++) {
+        sprintf(out, "%s%d", prefix, n);
+        if (kg_of(out) >= lo && kg_of(out) < hi)
+            return;
+    }
+}
+
+static int get_key_s(weir_state *st, const char *k, char *out, size_t cap)
+{
+    const void *v;
+    size_t len;
+    int rc = weir__value_get_key(st, k, strlen(k), weir_key_hash(k, strlen(k)), &v, &len);
+    if (!rc) {
+        cr_assert_lt(len, cap);
+        memcpy(out, v, len);
+        out[len] = 0;
+    }
+    return rc;
+}
+
+static int edit_key_s(weir_state *st, const char *k, size_t len, edit_ins e)
+{
+    return weir__value_edit_key(st, k, strlen(k), weir_key_hash(k, strlen(k)), len, SIZE_MAX, insert_edit, &e);
+}
+
+/* Another key's value read and rewritten without a change of the current
+ * key (weir__value_get_key, weir__value_edit_key): the memory backend
+ * serves it, with the results, TTL and snapshots of the way through the
+ * current key; 1 (nothing done) for a key of another subtask, a key group
+ * a snapshot still shares, and on RocksDB. */
+static void case_value_key(const char *kind)
+{
+    bool mem = !strcmp(kind, "memory");
+    weir_manual_clock *mc = weir_manual_clock_create(0);
+    weir__backend *be = mkbe(kind, 0, 64, weir_manual_clock_get(mc));
+    weir_state *st = reg(be, "v", WEIR_STATE_VALUE, 0, 0);
+    weir_state *ts = reg(be, "t", WEIR_STATE_VALUE, 100, WEIR_TTL_ON_CREATE_AND_WRITE);
+    char cur[32], k1[32], k2[32], other[32], got[2048];
+    key_in(cur, "cur", 0, 64);
+    key_in(k1, "one", 0, 64);
+    key_in(k2, "two", 0, 64);
+    key_in(other, "far", 64, 128);
+    cr_assert_eq(setk(be, cur), 0);
+    put_s(st, "", "current");
+    cr_assert_eq(get_key_s(st, other, got, sizeof got), 1);
+    cr_assert_eq(edit_key_s(st, other, 3, (edit_ins){"abc", 0, 0, false}), 1);
+    if (!mem) {
+        cr_assert_eq(get_key_s(st, k1, got, sizeof got), 1);
+        cr_assert_eq(edit_key_s(st, k1, 3, (edit_ins){"abc", 0, 0, false}), 1);
+        weir__backend_destroy(be);
+        weir_manual_clock_destroy(mc);
+        return;
+    }
+    cr_assert_eq(get_key_s(st, k1, got, sizeof got), WEIR_ENOTFOUND);
+    cr_assert_eq(edit_key_s(st, k1, 5, (edit_ins){"hello", 0, 0, false}), 0);
+    cr_assert_eq(edit_key_s(st, k1, 8, (edit_ins){"abc", 2, 5, false}), 0);
+    cr_assert_eq(get_key_s(st, k1, got, sizeof got), 0);
+    cr_assert_str_eq(got, "heabcllo");
+    char big[1200];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    cr_assert_eq(edit_key_s(st, k1, 8 + 1199, (edit_ins){big, 4, 8, false}), 0); /* moves to a new record */
+    cr_assert_eq(get_key_s(st, k1, got, sizeof got), 0);
+    cr_assert(strlen(got) == 1207 && !strncmp(got, "heab", 4) && got[4] == 'x' && !strcmp(got + 1203, "cllo"));
+    /* a failing edit: its code; an absent value stays absent */
+    cr_assert_eq(edit_key_s(st, k2, 4, (edit_ins){"abcd", 0, 0, true}), WEIR_EUSER);
+    cr_assert_eq(get_key_s(st, k2, got, sizeof got), WEIR_ENOTFOUND);
+    /* the current key is as it was, its value untouched; the others' read through it */
+    size_t klen;
+    const uint8_t *k = weir__backend_key(be, &klen, NULL);
+    cr_assert(klen == strlen(cur) && !memcmp(k, cur, klen));
+    expect_value(st, "", "current");
+    cr_assert_eq(setk(be, k1), 0);
+    char *s = value_s(st, "");
+    cr_assert_eq(strlen(s), 1207);
+    free(s);
+    cr_assert_eq(setk(be, k2), 0);
+    expect_value(st, "", "<none>");
+    /* TTL: an expired value keeps nothing and is not read; an edit is a write (new stamp) */
+    cr_assert_eq(edit_key_s(ts, k1, 3, (edit_ins){"abc", 0, 0, false}), 0);
+    weir_manual_clock_set(mc, 60);
+    cr_assert_eq(edit_key_s(ts, k1, 4, (edit_ins){"d", 3, 3, false}), 0);
+    weir_manual_clock_set(mc, 120);
+    cr_assert_eq(get_key_s(ts, k1, got, sizeof got), 0);
+    cr_assert_str_eq(got, "abcd");
+    weir_manual_clock_set(mc, 300);
+    cr_assert_eq(get_key_s(ts, k1, got, sizeof got), WEIR_ENOTFOUND);
+    cr_assert_eq(edit_key_s(ts, k1, 2, (edit_ins){"ef", 0, 0, false}), 0);
+    cr_assert_eq(get_key_s(ts, k1, got, sizeof got), 0);
+    cr_assert_str_eq(got, "ef");
+    /* a key group an open snapshot shares is served once a change of key copied it */
+    weir__backend_snap *snap;
+    cr_assert_eq(weir__backend_snapshot_begin(be, &snap), 0);
+    cr_assert_eq(get_key_s(st, k1, got, sizeof got), 1);
+    cr_assert_eq(edit_key_s(st, k1, 3, (edit_ins){"new", 0, 0, false}), 1);
+    cr_assert_eq(setk(be, k1), 0);
+    cr_assert_eq(edit_key_s(st, k1, 3, (edit_ins){"new", 0, 3, false}), 0);
+    cr_assert_eq(setk(be, cur), 0);
+    cr_assert_eq(get_key_s(st, k1, got, sizeof got), 0);
+    cr_assert_str_eq(got, "new");
+    weir_buf out;
+    weir_buf_init(&out);
+    cr_assert_eq(weir__backend_snap_kg(snap, kg_of(k1), &out), 0); /* the snapshot has the old value */
+    cr_assert(memmem(out.data, out.len, "heab", 4) && !memmem(out.data, out.len, "new", 3));
+    weir_buf_fini(&out);
+    weir__backend_snap_release(snap);
+    /* bad arguments */
+    cr_assert_eq(weir__value_edit_key(st, k1, strlen(k1), 0, 3, SIZE_MAX, NULL, NULL), WEIR_EINVAL);
+    weir_state *ls = reg(be, "l", WEIR_STATE_LIST, 0, 0);
+    cr_assert_eq(get_key_s(ls, k1, got, sizeof got), WEIR_EINVAL);
+    weir__backend_destroy(be);
+    weir_manual_clock_destroy(mc);
+}
+
 static void case_ttl_list_map_per_item(const char *kind)
 {
     weir_manual_clock *mc = weir_manual_clock_create(0);
@@ -2134,6 +2251,10 @@ static void case_write_batch(const char *kind)
     Test(suite, value_edit)                                                    \
     {                                                                          \
         case_value_edit(kind);                                                 \
+    }                                                                          \
+    Test(suite, value_key)                                                     \
+    {                                                                          \
+        case_value_key(kind);                                                  \
     }                                                                          \
     Test(suite, reducing_aggregating)                                          \
     {                                                                          \

@@ -28,7 +28,11 @@
  * (rows are still applied in order, so the output is as row by row), and
  * the partitions it changed are written back when the batch is done -
  * before any timer or checkpoint can look. Hot partitions (a few auctions
- * take most bids) then cost one state read and write per batch. Over an
+ * take most bids) then cost one state read and write per batch. Both go
+ * to the partition's key without making it the current key where the
+ * backend allows (weir__value_get_key, weir__value_edit_key: the memory
+ * backend): a change of key per read and again per write-back cost more
+ * than the read itself. Over an
  * append-only input the cache holds a partition's list as references -
  * rows read from state, or input rows of the batch by number, with their
  * sort keys - and encodes it only at that write: a row that a later row of
@@ -692,6 +696,63 @@ static int read_state(rank_op *o, weir_buf *out)
     return rc ? rc : weir_buf_put(out, v, len);
 }
 
+/*
+ * The value of the partition with key bytes key[0..klen) of hash h into out
+ * (empty when there is none). The current key stays where the backend reads
+ * another key's value (weir__value_get_key); elsewhere it is set to this one.
+ */
+static int read_key(rank_op *o, weir_op_ctx *ctx, const uint8_t *key, size_t klen, uint64_t h, weir_buf *out)
+{
+    weir_buf_clear(out);
+    const void *v;
+    size_t len;
+    int rc = weir__value_get_key(o->st, key, klen, h, &v, &len);
+    if (rc == 1)
+        return (rc = weir_op_set_key_hashed(ctx, key, klen, h)) ? rc : read_state(o, out);
+    if (rc == WEIR_ENOTFOUND)
+        return 0;
+    return rc ? rc : weir_buf_put(out, v, len);
+}
+
+/* A value's len bytes, written whole by weir_value_edit (as weir_value_put). */
+typedef struct value_bytes {
+    const uint8_t *data;
+    size_t len;
+} value_bytes;
+
+static int whole_fill(void *ud, uint8_t *val, size_t len, size_t keep)
+{
+    (void)keep;
+    const value_bytes *w = ud;
+    if (len)
+        memcpy(val, w->data, len);
+    return 0;
+}
+
+/*
+ * Writes the value of the partition of cache entry e: by fn (weir_value_edit,
+ * keep_max as there), or as len bytes at data where fn is NULL, without a
+ * change of the current key where the backend allows (weir__value_edit_key).
+ */
+static int write_key(rank_op *o, weir_op_ctx *ctx, const rcache_ent *e, size_t len, size_t keep_max,
+                     weir_value_edit_fn fn, void *ud, const uint8_t *data)
+{
+    const uint8_t *key = o->ckeys.data + e->koff;
+    value_bytes w = {data, len};
+    if (!fn) {
+        fn = whole_fill;
+        ud = &w;
+        keep_max = 0;
+    }
+    int rc = weir__value_edit_key(o->st, key, e->klen, e->hash, len, keep_max, fn, ud);
+    if (rc != 1)
+        return rc;
+    if ((rc = weir_op_set_key_hashed(ctx, key, e->klen, e->hash)))
+        return rc;
+    return fn == whole_fill ? weir_value_put(o->st, NULL, 0, data, len)
+                            : weir_value_edit(o->st, NULL, 0, len, keep_max, fn, ud);
+}
+
 /* The current key's list, read from state (the timer's path). */
 static int load(rank_op *o, uint32_t *n)
 {
@@ -721,8 +782,8 @@ static inline bool key_eq(const uint8_t *a, const uint8_t *b, size_t len)
 
 /*
  * The cache entry of the partition with key bytes key[0..klen) of hash h,
- * read from state on first use (the current key is set then; a hit needs
- * none).
+ * read from state on first use (read_key: the current key is set then only
+ * where the backend needs it; a hit reads nothing).
  */
 static int cache_get(rank_op *o, weir_op_ctx *ctx, const uint8_t *key, size_t klen, uint64_t h, rcache_ent **out)
 {
@@ -760,9 +821,7 @@ static int cache_get(rank_op *o, weir_op_ctx *ctx, const uint8_t *key, size_t kl
     e->n_list = 0;
     int rc = weir_buf_put(&o->ckeys, key, klen);
     if (!rc)
-        rc = weir_op_set_key_hashed(ctx, key, klen, h);
-    if (!rc)
-        rc = read_state(o, &e->val);
+        rc = read_key(o, ctx, key, klen, h, &e->val);
     if (!rc && !o->conf->retract)
         rc = parse_into(o, &e->val, &e->list, &e->cap_list, &e->n_list);
     if (rc)
@@ -917,7 +976,7 @@ static int splice_fill(void *ud, uint8_t *val, size_t len, size_t keep)
  * rows are not a prefix of the old value in order (not expected; then it
  * is encoded whole).
  */
-static int list_write(rank_op *o, rcache_ent *e, const weir_batch *in)
+static int list_write(rank_op *o, weir_op_ctx *ctx, rcache_ent *e, const weir_batch *in)
 {
     size_t len = 4, old_end = 4, in_place = 0; /* in_place: the old bytes before the first new row */
     for (uint32_t i = 0; i < e->n_list; i++) {
@@ -936,7 +995,7 @@ static int list_write(rank_op *o, rcache_ent *e, const weir_batch *in)
         }
     }
     splice sp = {o, e, in};
-    return weir_value_edit(o->st, NULL, 0, len, in_place ? in_place : old_end, splice_fill, &sp);
+    return write_key(o, ctx, e, len, in_place ? in_place : old_end, splice_fill, &sp, NULL);
 }
 
 /* Writes back the partitions the batch in changed and empties the cache. */
@@ -946,13 +1005,13 @@ static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
     bool lists = !o->conf->retract;
     for (uint32_t k = 0; k < o->n_ents; k++) {
         rcache_ent *e = &o->ents[k];
-        if (e->dirty && !rc && !(rc = weir_op_set_key_hashed(ctx, o->ckeys.data + e->koff, e->klen, e->hash))) {
+        if (e->dirty && !rc) {
             const weir_buf *v = &e->val;
-            rc = lists ? list_write(o, e, in) : 1;
+            rc = lists ? list_write(o, ctx, e, in) : 1;
             if (rc == 1 && !(rc = lists ? list_encode(o, e, in) : 0)) {
                 if (lists)
                     v = &o->val;
-                rc = weir_value_put(o->st, NULL, 0, v->data, v->len);
+                rc = write_key(o, ctx, e, v->len, 0, NULL, NULL, v->data);
             }
         }
         /* buffers stay for the next batch, but not large ones (a wide Top-N over many partitions) */

@@ -114,6 +114,27 @@ int weir__map_put_stamped(weir_state *st, const void *ns, size_t ns_len,
                           const void *k, size_t klen, int64_t stamp,
                           const void *v, size_t vlen);
 
+/*
+ * The value of another key than the current one, in the empty namespace
+ * of a value-like st: weir__value_get_key reads it as weir_value_get and
+ * weir__value_edit_key rewrites it as weir_value_edit would after a
+ * change of the current key to (key, klen), of hash key_hash
+ * (weir_key_hash), but the current key stays as it is. An operator that
+ * reads the keys of a batch and writes them back when the batch is done
+ * spares a change of key per write (the copies of the key, the backend's
+ * work at each change). Both return 1, doing nothing, where the backend
+ * does not serve the key this way - RocksDB, a key group that a snapshot
+ * still shares, a key of another subtask: the caller then sets the key
+ * and calls weir_value_get / weir_value_edit. A pointer from
+ * weir__value_get_key lives as one from weir_value_get (until the next
+ * write or change of key); both count as accesses for TTL as those do.
+ */
+int weir__value_get_key(weir_state *st, const void *key, size_t klen,
+                        uint64_t key_hash, const void **val, size_t *len);
+int weir__value_edit_key(weir_state *st, const void *key, size_t klen,
+                         uint64_t key_hash, size_t len, size_t keep_max,
+                         weir_value_edit_fn fn, void *ud);
+
 /* Bytes of state held (approximate), for metrics and inspect. */
 uint64_t weir__backend_size_bytes(const weir__backend *be);
 

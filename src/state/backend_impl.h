@@ -71,6 +71,13 @@ typedef struct weir__backend_ops {
     /* Optional (NULL: weir_value_edit does a get and a put). */
     int (*value_edit)(weir_state *st, const void *ns, size_t nslen, size_t len,
                       size_t keep_max, weir_value_edit_fn fn, void *ud);
+    /* Optional: weir__value_get_key and weir__value_edit_key (backend.h);
+     * 1 where they cannot serve the key. NULL: always 1. */
+    int (*get_key)(weir_state *st, const void *key, size_t klen,
+                   uint64_t key_hash, const void **val, size_t *len);
+    int (*value_edit_key)(weir_state *st, const void *key, size_t klen,
+                          uint64_t key_hash, size_t len, size_t keep_max,
+                          weir_value_edit_fn fn, void *ud);
     /* The stamp of the live value in ns (k NULL) or of its live map entry
      * k: WEIR_ENOTFOUND when absent or expired. Reads only (the stamp is
      * not renewed, nothing expired is removed). */

@@ -438,7 +438,7 @@ static int tab_resize(mem_backend *mb, tab *t, uint32_t n_slots)
 
 /* Makes room for one more entry so that a following probe finds an empty slot.
  */
-static int tab_reserve(mem_backend *mb, tab *t, uint32_t min_slots)
+static inline int tab_reserve(mem_backend *mb, tab *t, uint32_t min_slots)
 {
     if (!t->slots)
         return tab_resize(mb, t, min_slots);
@@ -755,15 +755,15 @@ static inline int64_t access_now(weir_state *st)
 
 /* ---- value, reducing, aggregating ---- */
 
-static int mem_get(weir_state *st, const void *ns, size_t nslen,
-                   const void **val, size_t *len)
+/* The live value of (key, ns) in t, its slot hash h (weir_value_get). */
+static inline int value_get_in(weir_state *st, tab *t, uint64_t h, const uint8_t *key,
+                        size_t klen, const void *ns, size_t nslen,
+                        const void **val, size_t *len)
 {
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
-    tab *t = cur_tab(ms);
     uint32_t empty = NONE;
-    uint32_t i = rec_find(t, kns_hash(st->be, ns, nslen), st->be->key,
-                          st->be->key_len, ns, nslen, &empty);
+    uint32_t i = rec_find(t, h, key, klen, ns, nslen, &empty);
     int64_t now = access_now(st);
     int rc = WEIR_ENOTFOUND;
     if (i != NONE) {
@@ -781,6 +781,13 @@ static int mem_get(weir_state *st, const void *ns, size_t nslen,
     }
     after_access(mb, ms, now, false);
     return rc;
+}
+
+static int mem_get(weir_state *st, const void *ns, size_t nslen,
+                   const void **val, size_t *len)
+{
+    return value_get_in(st, cur_tab(MS(st)), kns_hash(st->be, ns, nslen),
+                        st->be->key, st->be->key_len, ns, nslen, val, len);
 }
 
 /*
@@ -869,26 +876,24 @@ static int mem_update(weir_state *st, const void *ns, size_t nslen,
 }
 
 /*
- * The value rewritten where it lies (weir_value_edit): in its record when
- * len fits the room there (its length and stamp change only when fn
- * succeeds), else in a new record that takes the old bytes first (the old
- * record stays when fn fails).
+ * The value of (key, ns) in t, its slot hash h, rewritten where it lies
+ * (weir_value_edit): in its record when len fits the room there (its length
+ * and stamp change only when fn succeeds), else in a new record that takes
+ * the old bytes first (the old record stays when fn fails).
  */
-static int mem_value_edit(weir_state *st, const void *ns, size_t nslen,
-                          size_t len, size_t keep_max, weir_value_edit_fn fn,
-                          void *ud)
+static inline int value_edit_in(weir_state *st, tab *t, uint64_t h,
+                         const uint8_t *key, size_t klen, const void *ns,
+                         size_t nslen, size_t len, size_t keep_max,
+                         weir_value_edit_fn fn, void *ud)
 {
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
-    weir__backend *be = st->be;
-    tab *t = cur_tab(ms);
     int64_t now = access_now(st);
     int rc = tab_reserve(mb, t, TAB_MIN);
     if (rc)
         goto out;
-    uint64_t h = kns_hash(be, ns, nslen);
     uint32_t empty = NONE;
-    uint32_t i = rec_find(t, h, be->key, be->key_len, ns, nslen, &empty);
+    uint32_t i = rec_find(t, h, key, klen, ns, nslen, &empty);
     mrec *r = i != NONE ? t->slots[i].p : NULL;
     size_t keep = 0;
     if (r && !rec_expired(st, r, now))
@@ -902,7 +907,7 @@ static int mem_value_edit(weir_state *st, const void *ns, size_t nslen,
         }
         goto out;
     }
-    mrec *n = rec_alloc(mb, be->key, be->key_len, ns, nslen, len);
+    mrec *n = rec_alloc(mb, key, klen, ns, nslen, len);
     if (!n) {
         rc = WEIR_ENOMEM;
         goto out;
@@ -925,6 +930,58 @@ static int mem_value_edit(weir_state *st, const void *ns, size_t nslen,
 out:
     after_access(mb, ms, now, true);
     return rc < 0 ? rc : 0;
+}
+
+static int mem_value_edit(weir_state *st, const void *ns, size_t nslen,
+                          size_t len, size_t keep_max, weir_value_edit_fn fn,
+                          void *ud)
+{
+    weir__backend *be = st->be;
+    return value_edit_in(st, cur_tab(MS(st)), kns_hash(be, ns, nslen), be->key,
+                         be->key_len, ns, nslen, len, keep_max, fn, ud);
+}
+
+static void collect_garbage(mem_backend *mb);
+
+/*
+ * The table of the key group of a key of hash key_hash, where that key can be
+ * read or written without being the current key (weir__value_get_key): NULL
+ * when a snapshot still shares it (setting the key copies it first) or
+ * another subtask owns it. Frozen tables the snapshots are done with are
+ * freed first, as at a change of key.
+ */
+static inline tab *key_tab(weir_state *st, uint64_t key_hash)
+{
+    weir__backend *be = st->be;
+    mem_state *ms = MS(st);
+    uint32_t kg = weir_key_group(key_hash, be->max_parallelism);
+    if (kg < be->kg_lo || kg >= be->kg_hi ||
+        (ms->shared && ms->shared[kg - be->kg_lo]))
+        return NULL;
+    if (atomic_load_explicit(&MB(be)->has_garbage, memory_order_relaxed))
+        collect_garbage(MB(be));
+    return &ms->tabs[kg - be->kg_lo];
+}
+
+static int mem_get_key(weir_state *st, const void *key, size_t klen,
+                       uint64_t key_hash, const void **val, size_t *len)
+{
+    tab *t = key_tab(st, key_hash);
+    if (!t)
+        return 1;
+    /* kns_hash of the empty namespace */
+    return value_get_in(st, t, mix64(key_hash), key, klen, NULL, 0, val, len);
+}
+
+static int mem_value_edit_key(weir_state *st, const void *key, size_t klen,
+                              uint64_t key_hash, size_t len, size_t keep_max,
+                              weir_value_edit_fn fn, void *ud)
+{
+    tab *t = key_tab(st, key_hash);
+    if (!t)
+        return 1;
+    return value_edit_in(st, t, mix64(key_hash), key, klen, NULL, 0, len,
+                         keep_max, fn, ud);
 }
 
 static int mem_clear(weir_state *st, const void *ns, size_t nslen)
@@ -2155,6 +2212,8 @@ static const weir__backend_ops mem_ops = {
     .map_update = mem_map_update,
     .map_rewrite = mem_map_rewrite,
     .value_edit = mem_value_edit,
+    .get_key = mem_get_key,
+    .value_edit_key = mem_value_edit_key,
     .prefetch = mem_prefetch,
     .collect_keys = mem_collect_keys,
     .snapshot_state = mem_snapshot_state,

@@ -325,6 +325,29 @@ int weir__map_put_stamped(weir_state *st, const void *ns, size_t ns_len,
                                  v, vlen);
 }
 
+int weir__value_get_key(weir_state *st, const void *key, size_t klen,
+                        uint64_t key_hash, const void **val, size_t *len)
+{
+    if (!st || (!key && klen) || !val || !len || !value_like(st->desc.kind))
+        return WEIR_EINVAL;
+    if (!st->be->ops->get_key)
+        return 1;
+    return st->be->ops->get_key(st, key, klen, key_hash, val, len);
+}
+
+int weir__value_edit_key(weir_state *st, const void *key, size_t klen,
+                         uint64_t key_hash, size_t len, size_t keep_max,
+                         weir_value_edit_fn fn, void *ud)
+{
+    if (!st || (!key && klen) || !fn || !value_like(st->desc.kind) ||
+        len > UINT32_MAX)
+        return WEIR_EINVAL;
+    if (!st->be->ops->value_edit_key)
+        return 1;
+    return st->be->ops->value_edit_key(st, key, klen, key_hash, len, keep_max,
+                                       fn, ud);
+}
+
 int weir_value_edit(weir_state *st, const void *ns, size_t ns_len, size_t len, size_t keep_max, weir_value_edit_fn fn,
                     void *ud)
 {
