@@ -3,9 +3,9 @@
 #   scripts/test.sh            release build, all tests
 #   scripts/test.sh --sanitize AddressSanitizer + UndefinedBehaviorSanitizer build
 #   scripts/test.sh --tsan     ThreadSanitizer build of the weir command, and
-#                              the tests that run it (SQL golden cases at
-#                              parallelism 1/2/4, kill-and-resume, CLI, stop
-#                              signals): the
+#                              the tests that run it (every other SQL golden
+#                              case at parallelism 4, kill-and-resume, CLI,
+#                              stop signals): the
 #                              Criterion runner itself cannot start under TSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +44,7 @@ case "${1:-}" in
   export WEIR_CRASH_PROCTIME_KILLS=${WEIR_CRASH_PROCTIME_KILLS:-2}
   export WEIR_CLUSTER_EO_PG_KILLS=${WEIR_CLUSTER_EO_PG_KILLS:-2}
   export WEIR_CLUSTER_EO_KAFKA_KILLS=${WEIR_CLUSTER_EO_KAFKA_KILLS:-1}
-  export WEIR_S3_KILLS=${WEIR_S3_KILLS:-3}
+  export WEIR_S3_KILLS=${WEIR_S3_KILLS:-3} WEIR_S3_ROWS=${WEIR_S3_ROWS:-100000}
   export WEIR_NATS_CRASH_KILLS=${WEIR_NATS_CRASH_KILLS:-3}
   export WEIR_NATS_CRASH_MSGS=${WEIR_NATS_CRASH_MSGS:-30000}
   export WEIR_NATS_DIFF_RUNS=${WEIR_NATS_DIFF_RUNS:-2}
@@ -65,7 +65,7 @@ case "${1:-}" in
   export WEIR_COLLECTDIFF_ROUNDS=${WEIR_COLLECTDIFF_ROUNDS:-2}
   export WEIR_JOINDIFF_CASES=${WEIR_JOINDIFF_CASES:-8}
   export WEIR_IDLEDIFF_CASES=${WEIR_IDLEDIFF_CASES:-20}
-  export GROUP_AGG_EVENTS=${GROUP_AGG_EVENTS:-8000}
+  export GROUP_AGG_EVENTS=${GROUP_AGG_EVENTS:-3000}
   export WEIR_HYBRID_CRASH_KILLS=${WEIR_HYBRID_CRASH_KILLS:-2}
   export WEIR_HYBRID_CRASH_MSGS=${WEIR_HYBRID_CRASH_MSGS:-90000}
   export WEIR_HYBRID_DIFF_ROUNDS=${WEIR_HYBRID_DIFF_ROUNDS:-2}
@@ -88,14 +88,17 @@ case "${1:-}" in
   # each golden case once, at one or at four subtasks in turn (a sanitized
   # process costs several times a plain one, a fifth of a second of it to
   # start and end; the plain run does every case at 1, 2 and 4, and
-  # ThreadSanitizer's run at 4)
+  # ThreadSanitizer's run at 4 the cases run here at 1: by the case's
+  # place among all cases, so the shards do not matter)
   export WEIR_GOLDEN_PARALLELISM=${WEIR_GOLDEN_PARALLELISM:-1 4}
   export WEIR_GOLDEN_ONE_EACH=${WEIR_GOLDEN_ONE_EACH:-1}
   # Installing and packaging (cmake --install, cpack) checks no memory
-  # access of weir's; the plain run covers it. The libFuzzer tests build
+  # access of weir's; the plain run covers it. The processes x parallelism
+  # combinations of a cluster run the code that test_cluster and
+  # test_cluster_rescale run here: the plain run does them. The libFuzzer tests build
   # their own AddressSanitizer+UndefinedBehaviorSanitizer targets in every
   # run: here they would repeat the plain run's, with less time to fuzz.
-  ctest_args+=(-E '^(test_install|test_fuzz|test_sql_fuzz)$')
+  ctest_args+=(-E '^(test_install|test_fuzz|test_sql_fuzz|test_cluster_parallelism)$')
   ;;
 --tsan)
   cmake -S . -B build-tsan -DWEIR_TSAN=ON -DWEIR_WERROR=ON >/dev/null
@@ -109,10 +112,13 @@ case "${1:-}" in
   # librdkafka thread) before weir's code runs;
   # it needs a librdkafka built with TSan.
   tests=(test_sql_golden test_crash_sql test_cli test_stop)
-  # Races want threads: the golden cases at parallelism 4 only (the plain
-  # run does 1, 2 and 4), and fewer kills than the plain run.
-  export WEIR_GOLDEN_PARALLELISM=${WEIR_GOLDEN_PARALLELISM:-4}
-  export WEIR_CRASH_SQL_KILLS=${WEIR_CRASH_SQL_KILLS:-4}
+  # Races want threads: the golden cases at parallelism 4 only, every other
+  # one (the others ran at 4 under AddressSanitizer: test_sql_golden.sh,
+  # WEIR_GOLDEN_ONE_EACH; the plain run does all at 1, 2 and 4), and fewer
+  # kills than the plain run.
+  export WEIR_GOLDEN_PARALLELISM=${WEIR_GOLDEN_PARALLELISM:-4 -}
+  export WEIR_GOLDEN_ONE_EACH=${WEIR_GOLDEN_ONE_EACH:-1}
+  export WEIR_CRASH_SQL_KILLS=${WEIR_CRASH_SQL_KILLS:-3}
   # WEIR_TSAN_RDKAFKA=DIR: DIR holds librdkafka.so.1 configured with
   # --disable-c11threads (its threads then start with pthread_create) and
   # built with -fsanitize=thread: only the cluster tests that need no other
@@ -136,7 +142,8 @@ case "${1:-}" in
     export TSAN_OPTIONS="$TSAN_OPTIONS:log_path=$PWD/build-tsan/tsan-reports/report"
   fi
   # Each test is a loop of one weir process at a time: they run side by
-  # side, the golden cases as two halves, so that no core waits (the
+  # side, the golden cases in three parts (not two: with "4 -" a part of
+  # every other case would run nothing), so that no core waits (the
   # cluster tests above start several processes each: one at a time).
   names=() pids=()
   finish() { # $1: index of a started test
@@ -149,7 +156,7 @@ case "${1:-}" in
   }
   for t in "${tests[@]}"; do
     parts=("")
-    [ "$t" = test_sql_golden ] && parts=(0/2 1/2)
+    [ "$t" = test_sql_golden ] && parts=(0/3 1/3 2/3)
     for part in "${parts[@]}"; do
       n=$t${part:+.${part%/*}}
       WEIR_GOLDEN_SHARD=$part bash "tests/$t.sh" "$weir" "$PWD" > "build-tsan/$n.log" 2>&1 &
