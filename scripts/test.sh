@@ -85,12 +85,12 @@ case "${1:-}" in
   export WEIR_LOG_ROUNDS=${WEIR_LOG_ROUNDS:-1}
   export WEIR_KAFKA_DIFF_CASES=${WEIR_KAFKA_DIFF_CASES:-1}
   export WEIR_CANON_PARALLELISMS=${WEIR_CANON_PARALLELISMS:-1 3}
-  # each golden case once, at one or at four subtasks in turn (a sanitized
+  # each golden case once, at two or at four subtasks in turn (a sanitized
   # process costs several times a plain one, a fifth of a second of it to
-  # start and end; the plain run does every case at 1, 2 and 4, and
-  # ThreadSanitizer's run at 4 the cases run here at 1: by the case's
+  # start and end; the plain run does every case at 1, 2 and 4 (CI's at 1),
+  # and ThreadSanitizer's run at 4 the cases run here at 2: by the case's
   # place among all cases, so the shards do not matter)
-  export WEIR_GOLDEN_PARALLELISM=${WEIR_GOLDEN_PARALLELISM:-1 4}
+  export WEIR_GOLDEN_PARALLELISM=${WEIR_GOLDEN_PARALLELISM:-2 4}
   export WEIR_GOLDEN_ONE_EACH=${WEIR_GOLDEN_ONE_EACH:-1}
   # Installing and packaging (cmake --install, cpack) checks no memory
   # access of weir's; the plain run covers it. The processes x parallelism
@@ -113,7 +113,7 @@ case "${1:-}" in
   # it needs a librdkafka built with TSan.
   tests=(test_sql_golden test_crash_sql test_cli test_stop)
   # Races want threads: the golden cases at parallelism 4 only, every other
-  # one (the others ran at 4 under AddressSanitizer: test_sql_golden.sh,
+  # one (the others ran at 4 under AddressSanitizer, these at 2: test_sql_golden.sh,
   # WEIR_GOLDEN_ONE_EACH; the plain run does all at 1, 2 and 4), and fewer
   # kills than the plain run.
   export WEIR_GOLDEN_PARALLELISM=${WEIR_GOLDEN_PARALLELISM:-4 -}

@@ -14,9 +14,9 @@
 # WEIR_GOLDEN_ONE_EACH=1: each case at one of the WEIR_GOLDEN_PARALLELISM
 # values, taken in turn by the case's place among all cases (whatever the
 # shard), a "-" skipping the case (the sanitizer runs: their processes cost
-# several times a plain one's. AddressSanitizer's "1 4" and
+# several times a plain one's. AddressSanitizer's "2 4" and
 # ThreadSanitizer's "4 -" run every case once at 4 between them, the even
-# ones at 1 too; the plain run does every case at 1, 2 and 4).
+# ones at 2 too; the plain run does every case at 1, 2 and 4, CI's at 1).
 # Usage: test_sql_golden.sh WEIR_BINARY SOURCE_DIR [CASE...]   (WEIR_GOLDEN_SHARD: below)
 set -u
 weir=$1
