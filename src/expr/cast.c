@@ -63,7 +63,9 @@ void weir__cast_trim(const char **s, size_t *len)
         (*len)--;
 }
 
-int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *out)
+/* weir__parse_decimal128 and weir__parse_decimal128_exact: digits past the
+ * scale round HALF_UP, or (exact) refuse the text as WEIR__EINEXACT. */
+static int parse_decimal128(const char *s, size_t len, int p, int sc, bool exact, weir_i128 *out)
 {
     weir__cast_trim(&s, &len);
     size_t i = 0;
@@ -72,7 +74,8 @@ int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *
         neg = s[i++] == '-';
     char dig[40];
     int nd = 0, frac = 0, dropped_int = 0;
-    bool any = false, dot = false;
+    long nfrac = 0; /* every digit after the point */
+    bool any = false, dot = false, dropped_frac = false;
     for (; i < len; i++) {
         char c = s[i];
         if (c == '.' && !dot) {
@@ -82,6 +85,7 @@ int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *
         if (c < '0' || c > '9')
             break;
         any = true;
+        nfrac += dot;
         if (nd == 0 && c == '0') {
             if (dot)
                 frac++;
@@ -93,26 +97,40 @@ int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *
                 frac++;
         } else if (!dot) {
             dropped_int++; /* more than 38 integral digits: surely out of range */
+        } else if (c != '0') {
+            dropped_frac = true; /* past 38 digits: below any scale, never rounds up */
         }
     }
     if (!any)
         return WEIR_EPARSE;
     long exp10 = 0;
     if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-        char *end;
-        char tmp[24];
-        size_t k = len - i - 1 < sizeof tmp - 1 ? len - i - 1 : sizeof tmp - 1;
-        memcpy(tmp, s + i + 1, k);
-        tmp[k] = 0;
-        exp10 = strtol(tmp, &end, 10);
-        if (end == tmp || *end)
+        /* [+-]digits to the end. An exponent past an int's range, or a
+         * scale (fraction digits less the exponent) past it, is not a number
+         * (BigDecimal's rule); within them shift below cannot overflow. */
+        bool xneg = false;
+        if (++i < len && (s[i] == '+' || s[i] == '-'))
+            xneg = s[i++] == '-';
+        if (i == len)
             return WEIR_EPARSE;
-        i = len;
+        for (; i < len; i++) {
+            if (s[i] < '0' || s[i] > '9')
+                return WEIR_EPARSE;
+            exp10 = exp10 * 10 + (s[i] - '0');
+            if (exp10 > (long)INT32_MAX + 1)
+                return WEIR_EPARSE;
+        }
+        if (xneg)
+            exp10 = -exp10;
+        if (exp10 > INT32_MAX || nfrac - exp10 > INT32_MAX || nfrac - exp10 < INT32_MIN)
+            return WEIR_EPARSE; /* BigDecimal's "Scale out of range" */
     }
     if (i != len)
         return WEIR_EPARSE;
     if (dropped_int)
         return WEIR__ERANGE;
+    if (exact && dropped_frac)
+        return WEIR__EINEXACT;
     long shift = exp10 - frac + sc;
     __int128 v = 0;
     if (shift >= 0) {
@@ -126,6 +144,9 @@ int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *
         long keep = nd + shift;
         for (long k = 0; k < keep; k++)
             v = v * 10 + (dig[k] - '0');
+        for (long k = keep < 0 ? 0 : keep; exact && k < nd; k++)
+            if (dig[k] != '0')
+                return WEIR__EINEXACT;
         if (keep >= 0 && keep < nd && dig[keep] >= '5')
             v += 1;
     }
@@ -135,6 +156,16 @@ int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *
         return WEIR__ERANGE;
     *out = neg ? -v : v;
     return 0;
+}
+
+int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *out)
+{
+    return parse_decimal128(s, len, p, sc, false, out);
+}
+
+int weir__parse_decimal128_exact(const char *s, size_t len, int p, int sc, weir_i128 *out)
+{
+    return parse_decimal128(s, len, p, sc, true, out);
 }
 
 int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out)

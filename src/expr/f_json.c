@@ -672,47 +672,12 @@ static bool j_decimal_text(xstr s)
 /* The value of the number s (j_decimal_text) as an integer in [-hi - 1, hi]
  * (hi = 2^31 - 1 or 2^63 - 1), exactly: 1e2 is 100, 9223372036854775807.0
  * fits, -0.0 is 0. False if the value has a fraction or does not fit. */
-static bool j_whole(xstr s, uint64_t hi, int64_t *v)
+static bool j_whole(xstr s, int64_t hi, int64_t *v)
 {
-    const char *p = s.ptr, *e = s.ptr + s.len;
-    bool neg = *p == '-';
-    if (*p == '+' || *p == '-')
-        p++;
-    const char *d0 = p; /* the digits (and the point) */
-    while (p < e && *p != 'e' && *p != 'E')
-        p++;
-    const char *d1 = p;
-    int64_t x = 0; /* value = digits * 10^x */
-    if (p < e) {
-        bool xneg = *++p == '-';
-        if (*p == '+' || *p == '-')
-            p++;
-        for (; p < e; p++)
-            if (x < 1000000) /* beyond any whole number that fits */
-                x = x * 10 + (*p - '0');
-        x = xneg ? -x : x;
-    }
-    const char *dot = memchr(d0, '.', (size_t)(d1 - d0));
-    if (dot)
-        x -= d1 - dot - 1;
-    while (d0 < d1 && (*d0 == '0' || *d0 == '.'))
-        d0++;
-    for (; d1 > d0 && (d1[-1] == '0' || d1[-1] == '.'); d1--)
-        x += d1[-1] == '0';
-    int64_t nd = 0;
-    for (const char *q = d0; q < d1; q++)
-        nd += *q != '.';
-    if (nd && (x < 0 || nd + x > 19))
+    weir_i128 x;
+    if (weir__parse_decimal128_exact(s.ptr, s.len, WEIR_DEC_MAX_PRECISION, 0, &x) || x > hi || x < -(weir_i128)hi - 1)
         return false;
-    uint64_t m = 0;
-    for (const char *q = d0; q < d1; q++)
-        if (*q != '.')
-            m = m * 10 + (uint64_t)(*q - '0');
-    for (; nd && x > 0; x--)
-        m *= 10;
-    if (m > hi + neg)
-        return false;
-    *v = !neg ? (int64_t)m : m == hi + 1 ? -(int64_t)hi - 1 : -(int64_t)m;
+    *v = (int64_t)x;
     return true;
 }
 
