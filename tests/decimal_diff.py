@@ -19,10 +19,16 @@ here with no code of weir's:
   same notation);
   x IN (v1, ...) compares exact numbers exactly, each at its own scale, as
   x = v1 OR ...: TRUE when one equals x, else NULL when x or one is NULL,
-  else FALSE; NOT IN is its NOT.
+  else FALSE; NOT IN is its NOT;
+  TRY_CAST of a text to DECIMAL as Java's BigDecimal(String) reads it
+  (java_decimal below: sign, digits, point, exponent; an exponent or a
+  scale past an int's range is not a number), then rounded HALF_UP, NULL
+  where it is not a number or does not fit: texts of up to 45 digits,
+  exponents at the int's edges, leading zeros, and broken ones.
 """
 import decimal
 import os
+import re
 import sys
 from decimal import Decimal, ROUND_HALF_UP, ROUND_DOWN
 
@@ -116,6 +122,57 @@ def rand_list(rng, pools, n):
     return out
 
 
+BROKEN_TEXTS = ["1e", "e5", ".", "1e 2", "1.2.3", "--1", "1e+-2", "abc", "0x10", "1_000", "+", "-.", "1 2",
+                ".e1", "1e2.5", "Infinity", "NaN", "1d", "1e+", "5-", "+-3"]
+INT_MAX = 2 ** 31 - 1
+
+
+def rand_digits(rng, n):
+    return "".join(rng.choice("0123456789") for _ in range(n))
+
+
+def rand_text(rng):
+    """A text for TRY_CAST to DECIMAL: mostly numbers as Java writes them, some broken."""
+    if rng.random() < 0.12:
+        return rng.choice(BROKEN_TEXTS)
+    sign = rng.choice(["", "", "-", "+"])
+    nint = rng.choice([0, 1, 1, 2, 5, 10, 20, 37, 38, 39, 42])
+    whole = ("0" * rng.choice([0, 0, 1, 3])) + rand_digits(rng, nint) if nint else ""
+    frac = None
+    if rng.random() < 0.7 or not whole:
+        frac = rand_digits(rng, rng.choice([0, 1, 2, 6, 18, 30, 38, 39, 40, 45]))
+        if not whole and not frac:
+            frac = rand_digits(rng, 1)
+    t = sign + whole + ("" if frac is None else "." + frac)
+    if rng.random() < 0.4:
+        x = rng.choice([rng.randint(-50, 50), rng.randint(-50, 50), INT_MAX, INT_MAX + 1, -INT_MAX - 1,
+                        -INT_MAX - 2, INT_MAX - len(frac or ""), -INT_MAX - 1 + len(frac or ""),
+                        10 ** 20 - 1])
+        xs = ("-" if x < 0 else rng.choice(["", "+"])) + "0" * rng.choice([0, 0, 1, 12]) + str(abs(x))
+        t += rng.choice("eE") + xs
+    return t
+
+
+def java_decimal(t):
+    """The value Java's new BigDecimal(t.trim()) gives, or None where it throws."""
+    m = re.fullmatch(r"([+-]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([+-]?[0-9]+))?", t.strip())
+    if not m or not (m.group(2) or m.group(3)):
+        return None
+    sign, whole, frac, xs = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+    x = int(xs) if xs else 0
+    if not -INT_MAX - 1 <= x <= INT_MAX or not -INT_MAX - 1 <= len(frac) - x <= INT_MAX:
+        return None  # "Exponent overflow", "Scale out of range"
+    u = int((whole + frac) or "0")
+    if u == 0:
+        return Decimal(0)
+    if x - len(frac) > 200:
+        return Decimal(10) ** 100  # too large for any DECIMAL(p, s)
+    if x - len(frac) < -400:
+        return Decimal(0)  # below half a unit of any scale up to 38
+    v = Decimal(u).scaleb(x - len(frac), context=CTX)
+    return -v if sign == "-" else v
+
+
 def in_list(x, vals):
     """x IN (vals), three-valued; None for NULL."""
     if x is None:
@@ -160,6 +217,7 @@ def run_case(case):
     pw = rng.randint(19, 38)  # a wide DECIMAL, NULLs and repeats
     sw = rng.randint(0, pw)
     data, ws = [], []
+    texts = [rand_text(rng) for _ in range(rows)]
     for i in range(rows):
         a = rand_dec(rng, p1, s1)
         b = rand_dec(rng, p2, s2, nonzero=True)
@@ -167,10 +225,10 @@ def run_case(case):
         r = rng.random()
         ws.append(None if r < 0.15 else rng.choice(ws[-8:]) if r < 0.4 and ws else rand_dec(rng, pw, sw))
     with open(case.path("in.csv"), "w") as f:
-        for (i, k, a, b), w in zip(data, ws):
-            f.write("%d,%s,%s,%s,%s,1970-01-01 %02d:%02d:%02d\n" % (
+        for (i, k, a, b), w, txt in zip(data, ws, texts):
+            f.write("%d,%s,%s,%s,%s,1970-01-01 %02d:%02d:%02d,%s\n" % (
                 i, k, format(a, "f"), format(b, "f"), "" if w is None else format(w, "f"),
-                i // 3600, i // 60 % 60, i % 60))
+                i // 3600, i // 60 % 60, i % 60, txt))
     # IN / NOT IN: over columns of other scales (x = v1 OR ...), over literal lists (a set, or one by one)
     pools = [[a for _, _, a, _ in data], [b for _, _, _, b in data], [w for w in ws if w is not None]]
     probe = rng.choice(["a", "b", "w"])  # the literal list's operand (w: more than 18 digits)
@@ -187,19 +245,20 @@ def run_case(case):
     types = [rtype(op, p1, s1, p2, s2) for op in ops]
     sql = [
         "CREATE TABLE t (id BIGINT, k STRING, a DECIMAL(%d, %d), b DECIMAL(%d, %d), w DECIMAL(%d, %d), "
-        "ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+        "ts TIMESTAMP(3), txt STRING, WATERMARK FOR ts AS ts) "
         "WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');" % (p1, s1, p2, s2, pw, sw),
         "CREATE TABLE m (k STRING, mn DECIMAL(%d, %d), mx DECIMAL(%d, %d), f DECIMAL(%d, %d), l DECIMAL(%d, %d), "
         "cd BIGINT, sd DECIMAL(38, %d), ad DECIMAL(38, %d)) WITH ('connector' = 'print');"
         % (pw, sw, pw, sw, pw, sw, pw, sw, sw, max(6, sw)),
-        "CREATE TABLE o (id BIGINT, %s, c DECIMAL(%d, %d), lt BOOLEAN, eq BOOLEAN, %s) "
+        "CREATE TABLE o (id BIGINT, %s, c DECIMAL(%d, %d), tc DECIMAL(%d, %d), lt BOOLEAN, eq BOOLEAN, %s) "
         "WITH ('connector' = 'print');"
-        % (", ".join("r%d DECIMAL(%d, %d)" % (j, p, s) for j, (p, s) in enumerate(types)), p3, s3,
+        % (", ".join("r%d DECIMAL(%d, %d)" % (j, p, s) for j, (p, s) in enumerate(types)), p3, s3, p3, s3,
            ", ".join("in%d BOOLEAN" % j for j in range(len(in_sql)))),
         "CREATE TABLE g (k STRING, sa DECIMAL(38, %d), sb DECIMAL(38, %d), aa DECIMAL(38, %d), n BIGINT) "
         "WITH ('connector' = 'print');" % (s1, s2, max(6, s1)),
-        "INSERT INTO o SELECT id, a + b, a - b, a * b, a / b, a %% b, CAST(a AS DECIMAL(%d, %d)), a < b, a = b, "
-        "%s FROM t;" % (p3, s3, ", ".join(in_sql).replace("%", "%%")),
+        "INSERT INTO o SELECT id, a + b, a - b, a * b, a / b, a %% b, CAST(a AS DECIMAL(%d, %d)), "
+        "TRY_CAST(txt AS DECIMAL(%d, %d)), a < b, a = b, "
+        "%s FROM t;" % (p3, s3, p3, s3, ", ".join(in_sql).replace("%", "%%")),
         "INSERT INTO g SELECT k, SUM(a), SUM(b), AVG(a), COUNT(*) FROM t GROUP BY k;",
         "INSERT INTO m SELECT CONCAT('m-', k), %s FROM t GROUP BY k;" % WIDE_AGGS,
         "INSERT INTO m SELECT CONCAT('w-', k, '-', CAST(window_start AS STRING)), %s "
@@ -208,10 +267,13 @@ def run_case(case):
     ]
     case.write("job.sql", "\n".join(sql) + "\n")
     want = []
-    for (i, k, a, b), w in zip(data, ws):
+    for (i, k, a, b), w, txt in zip(data, ws, texts):
         vals = [a + b, a - b, a * b, a / b, a % b]
         cells = [show(fit(v, p, s)) for v, (p, s) in zip(vals, types)]
         cells.append(show(fit(a, p3, s3)))
+        tv = java_decimal(txt)
+        cells.append(show(None if tv is None else fit(tv, p3, s3)))
+        case.counts["text %s" % ("not a number" if tv is None else "null" if cells[-1] == "null" else "fits")] += 1
         cells += ["true" if a < b else "false", "true" if a == b else "false"]
         x = {"a": a, "b": b, "w": w}[probe]
         ins = [in_list(a, [b] + [v for _, v in lists[0]]), in_list(x, [v for _, v in lists[1]]),

@@ -73,9 +73,10 @@ static int parse_decimal128(const char *s, size_t len, int p, int sc, bool exact
     if (i < len && (s[i] == '-' || s[i] == '+'))
         neg = s[i++] == '-';
     char dig[40];
-    int nd = 0, frac = 0, dropped_int = 0;
+    int nd = 0, frac = 0;
+    long dropped_int = 0; /* integral digits past the 39 kept: each shifts the value by 10 */
     long nfrac = 0; /* every digit after the point */
-    bool any = false, dot = false, dropped_frac = false;
+    bool any = false, dot = false, dropped_nonzero = false;
     for (; i < len; i++) {
         char c = s[i];
         if (c == '.' && !dot) {
@@ -91,14 +92,16 @@ static int parse_decimal128(const char *s, size_t len, int p, int sc, bool exact
                 frac++;
             continue;
         }
-        if (nd < 38) {
+        /* 39 significant digits: 38 at most fit, the next one rounds them. */
+        if (nd < 39) {
             dig[nd++] = c;
             if (dot)
                 frac++;
-        } else if (!dot) {
-            dropped_int++; /* more than 38 integral digits: surely out of range */
-        } else if (c != '0') {
-            dropped_frac = true; /* past 38 digits: below any scale, never rounds up */
+        } else {
+            /* Past the digit that rounds: only exactness reads it (a value
+             * that keeps them all has 40 digits, out of range). */
+            dropped_int += !dot;
+            dropped_nonzero |= c != '0';
         }
     }
     if (!any)
@@ -127,11 +130,9 @@ static int parse_decimal128(const char *s, size_t len, int p, int sc, bool exact
     }
     if (i != len)
         return WEIR_EPARSE;
-    if (dropped_int)
-        return WEIR__ERANGE;
-    if (exact && dropped_frac)
+    if (exact && dropped_nonzero)
         return WEIR__EINEXACT;
-    long shift = exp10 - frac + sc;
+    long shift = exp10 - frac + sc + dropped_int;
     __int128 v = 0;
     if (shift >= 0) {
         if (nd + shift > WEIR_DEC_MAX_PRECISION)
