@@ -63,110 +63,17 @@ void weir__cast_trim(const char **s, size_t *len)
         (*len)--;
 }
 
-/* weir__parse_decimal128 and weir__parse_decimal128_exact: digits past the
- * scale round HALF_UP, or (exact) refuse the text as WEIR__EINEXACT. */
-static int parse_decimal128(const char *s, size_t len, int p, int sc, bool exact, weir_i128 *out)
-{
-    weir__cast_trim(&s, &len);
-    size_t i = 0;
-    bool neg = false;
-    if (i < len && (s[i] == '-' || s[i] == '+'))
-        neg = s[i++] == '-';
-    char dig[40];
-    int nd = 0, frac = 0;
-    long dropped_int = 0; /* integral digits past the 39 kept: each shifts the value by 10 */
-    long nfrac = 0; /* every digit after the point */
-    bool any = false, dot = false, dropped_nonzero = false;
-    for (; i < len; i++) {
-        char c = s[i];
-        if (c == '.' && !dot) {
-            dot = true;
-            continue;
-        }
-        if (c < '0' || c > '9')
-            break;
-        any = true;
-        nfrac += dot;
-        if (nd == 0 && c == '0') {
-            if (dot)
-                frac++;
-            continue;
-        }
-        /* 39 significant digits: 38 at most fit, the next one rounds them. */
-        if (nd < 39) {
-            dig[nd++] = c;
-            if (dot)
-                frac++;
-        } else {
-            /* Past the digit that rounds: only exactness reads it (a value
-             * that keeps them all has 40 digits, out of range). */
-            dropped_int += !dot;
-            dropped_nonzero |= c != '0';
-        }
-    }
-    if (!any)
-        return WEIR_EPARSE;
-    long exp10 = 0;
-    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
-        /* [+-]digits to the end. An exponent past an int's range, or a
-         * scale (fraction digits less the exponent) past it, is not a number
-         * (BigDecimal's rule); within them shift below cannot overflow. */
-        bool xneg = false;
-        if (++i < len && (s[i] == '+' || s[i] == '-'))
-            xneg = s[i++] == '-';
-        if (i == len)
-            return WEIR_EPARSE;
-        for (; i < len; i++) {
-            if (s[i] < '0' || s[i] > '9')
-                return WEIR_EPARSE;
-            exp10 = exp10 * 10 + (s[i] - '0');
-            if (exp10 > (long)INT32_MAX + 1)
-                return WEIR_EPARSE;
-        }
-        if (xneg)
-            exp10 = -exp10;
-        if (exp10 > INT32_MAX || nfrac - exp10 > INT32_MAX || nfrac - exp10 < INT32_MIN)
-            return WEIR_EPARSE; /* BigDecimal's "Scale out of range" */
-    }
-    if (i != len)
-        return WEIR_EPARSE;
-    if (exact && dropped_nonzero)
-        return WEIR__EINEXACT;
-    long shift = exp10 - frac + sc + dropped_int;
-    __int128 v = 0;
-    if (shift >= 0) {
-        if (nd + shift > WEIR_DEC_MAX_PRECISION)
-            return nd ? WEIR__ERANGE : (*out = 0, 0);
-        for (int k = 0; k < nd; k++)
-            v = v * 10 + (dig[k] - '0');
-        for (long k = 0; k < shift; k++)
-            v *= 10;
-    } else {
-        long keep = nd + shift;
-        for (long k = 0; k < keep; k++)
-            v = v * 10 + (dig[k] - '0');
-        for (long k = keep < 0 ? 0 : keep; exact && k < nd; k++)
-            if (dig[k] != '0')
-                return WEIR__EINEXACT;
-        if (keep >= 0 && keep < nd && dig[keep] >= '5')
-            v += 1;
-    }
-    if (p < 1 || p > WEIR_DEC_MAX_PRECISION)
-        p = WEIR_DEC_MAX_PRECISION;
-    if (v >= weir__pow10_128[p])
-        return WEIR__ERANGE;
-    *out = neg ? -v : v;
-    return 0;
-}
-
+/* CAST's text to DECIMAL: the format's reader (BigDecimal's syntax) after Java's trim. */
 int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *out)
 {
-    return parse_decimal128(s, len, p, sc, false, out);
+    weir__cast_trim(&s, &len);
+    return weir__fmt_parse_decimal128(s, len, p, sc, out);
 }
 
 int weir__parse_decimal128_exact(const char *s, size_t len, int p, int sc, weir_i128 *out)
 {
-    return parse_decimal128(s, len, p, sc, true, out);
+    weir__cast_trim(&s, &len);
+    return weir__fmt_parse_decimal128_exact(s, len, p, sc, out);
 }
 
 int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out)

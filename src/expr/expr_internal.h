@@ -414,10 +414,9 @@ size_t weir__fmt_decimal(int64_t v, int scale, char *buf);
 /* Parses a decimal string into unscaled at scale s with HALF_UP; 0, WEIR_EPARSE, or WEIR_ERANGE(-100) on overflow of p. */
 int weir__parse_decimal(const char *s, size_t len, int p, int sc, int64_t *out);
 int weir__parse_decimal128(const char *s, size_t len, int p, int sc, weir_i128 *out);
-/* The same without rounding: WEIR__EINEXACT when a digit past the scale is not 0. */
+/* The same without rounding: non-zero (WEIR__EINEXACT) when a digit past the scale is not 0. */
 int weir__parse_decimal128_exact(const char *s, size_t len, int p, int sc, weir_i128 *out);
 #define WEIR__ERANGE (-100)
-#define WEIR__EINEXACT (-101)
 
 /* ---- time ---- */
 

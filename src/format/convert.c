@@ -121,7 +121,7 @@ static int parse_exponent(const char *p, size_t n, size_t *i, int64_t *exp10)
     if (j == n || !is_digit(p[j]))
         return WEIR_EPARSE;
     for (; j < n && is_digit(p[j]); j++)
-        if (*exp10 < 1000000)
+        if (*exp10 < 1000000000000)
             *exp10 = *exp10 * 10 + (p[j] - '0');
     if (neg)
         *exp10 = -*exp10;
@@ -213,8 +213,12 @@ int weir__fmt_parse_f64(const char *p, size_t n, double *out)
 
 /* ---- decimals ---- */
 
-int weir__fmt_parse_decimal128(const char *p, size_t n, int precision, int scale,
-                               __int128 *out)
+/*
+ * weir__fmt_parse_decimal128 and its _exact twin. The text is read as
+ * Java's BigDecimal(String) reads it: an exponent, or a scale (fraction
+ * digits less the exponent), past an int's range is not a number.
+ */
+static int parse_dec128(const char *p, size_t n, int precision, int scale, bool exact, __int128 *out)
 {
     if (precision <= 0 || precision > WEIR_DEC_MAX_PRECISION)
         precision = WEIR_DEC_MAX_PRECISION;
@@ -239,9 +243,8 @@ int weir__fmt_parse_decimal128(const char *p, size_t n, int precision, int scale
     if (ndig == 0)
         return WEIR_EPARSE;
     int64_t exp10 = 0;
-    if (parse_exponent(p, n, &i, &exp10))
-        return WEIR_EPARSE;
-    if (i != n)
+    if (parse_exponent(p, n, &i, &exp10) || i != n || exp10 > INT32_MAX || exp10 < INT32_MIN ||
+        nfrac - exp10 > INT32_MAX || nfrac - exp10 < INT32_MIN)
         return WEIR_EPARSE;
     /* unscaled = D * 10^shift, D being all the digits as one integer. */
     int64_t shift = exp10 - nfrac + scale;
@@ -258,8 +261,11 @@ int weir__fmt_parse_decimal128(const char *p, size_t n, int precision, int scale
             if (v > (limit - 1 - d) / 10) /* v * 10 + d >= limit */
                 return WEIR__ERANGE;
             v = v * 10 + d;
-        } else if (seen == keep) {
-            round_digit = (int)d;
+        } else {
+            if (seen == keep)
+                round_digit = (int)d;
+            if (exact && d)
+                return WEIR__EINEXACT;
         }
         seen++;
     }
@@ -278,6 +284,16 @@ int weir__fmt_parse_decimal128(const char *p, size_t n, int precision, int scale
     }
     *out = neg ? -(__int128)v : (__int128)v;
     return 0;
+}
+
+int weir__fmt_parse_decimal128(const char *p, size_t n, int precision, int scale, __int128 *out)
+{
+    return parse_dec128(p, n, precision, scale, false, out);
+}
+
+int weir__fmt_parse_decimal128_exact(const char *p, size_t n, int precision, int scale, __int128 *out)
+{
+    return parse_dec128(p, n, precision, scale, true, out);
 }
 
 int weir__fmt_parse_decimal(const char *p, size_t n, int precision, int scale,

@@ -15,8 +15,10 @@
 #include "weir/batch.h"
 #include "weir/buf.h"
 
-/* Out-of-range result of a conversion (not a public error code). */
+/* Out-of-range result of a conversion, and an inexact one where exactness
+ * was asked for (not public error codes). */
 #define WEIR__ERANGE (-100)
+#define WEIR__EINEXACT (-101)
 
 /*
  * TIMESTAMP(3) values weir reads and writes: years 0000 to 9999, as in
@@ -72,9 +74,16 @@ size_t weir__fmt_format_f64_java(double v, char *buf);
 int weir__fmt_java_digits(double v, bool compat, char *digits, int *dec_exponent);
 /* Writes an unscaled decimal with scale s ("-12.30"). buf needs 32 bytes. */
 size_t weir__fmt_format_decimal(int64_t unscaled, int scale, char *buf);
-/* The same for any precision up to 38 (128-bit unscaled value). */
+/*
+ * The same for any precision up to 38 (128-bit unscaled value), the text
+ * read as Java's BigDecimal reads it: [+-]digits[.digits][e[+-]digits],
+ * rounded HALF_UP to the scale; an exponent or a scale past an int's
+ * range is not a number (WEIR_EPARSE), too many digits WEIR__ERANGE.
+ */
 int weir__fmt_parse_decimal128(const char *p, size_t n, int precision, int scale,
                                __int128 *out);
+/* The same without rounding: WEIR__EINEXACT when a digit past the scale is not 0. */
+int weir__fmt_parse_decimal128_exact(const char *p, size_t n, int precision, int scale, __int128 *out);
 /* Parses into row `row` of a DECIMAL column of type t (either width). */
 int weir__fmt_parse_decimal_at(const char *p, size_t n, weir_type t,
                                void *data, uint32_t row);
