@@ -343,7 +343,8 @@ def same(got, want):
 
 
 def ser(v):
-    """Compact JSON as Flink writes it (integers as written, other numbers as Java doubles)."""
+    """Compact JSON as Flink writes it (integers as written, other numbers as Java doubles,
+    one past a double's range as the string "Infinity")."""
     if isinstance(v, dict):
         return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + ser(x) for k, x in v.items()) + "}"
     if isinstance(v, list):
@@ -352,6 +353,8 @@ def ser(v):
         return "null"
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, float) and math.isinf(v):
+        return json.dumps(java_double(v))  # not a JSON number: a string, as Jackson writes one
     return scalar_text(v)
 
 

@@ -482,6 +482,8 @@ static int j_write(ecx *cx, weir_buf *b, const char *p, const char *e)
         xstr s = j_scalar_text(p, e);
         if (*p != 't' && *p != 'f' && *p != 'n' && !j_number_text(cx, &s))
             return WEIR_ENOMEM;
+        if (s.len && s.ptr[s.len - 1] == 'y') /* a number past a double's range, read as Infinity: */
+            return weir__fmt_json_put_string(b, s.ptr, s.len); /* not a JSON number, quoted as JSON_OBJECT quotes it */
         return weir_buf_put(b, s.ptr, s.len) ? WEIR_ENOMEM : 0;
     }
     }
