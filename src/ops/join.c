@@ -1018,6 +1018,22 @@ static int emit_left(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, we
 }
 
 /*
+ * Whether row r's key column col is a DOUBLE NaN. Under IS NOT DISTINCT
+ * FROM a NaN is distinct from everything, NaN included, so such a key,
+ * like a NULL one under '=', can never match: taken as a NULL key, its row
+ * needs no state and probes nothing. (Stored under its NaN key, every NaN
+ * row of one side was a candidate of every one of the other, each rejected
+ * by the condition: quadratic in the NaN rows.)
+ */
+static inline bool nan_key(const weir_batch *in, uint32_t col, uint32_t r)
+{
+    if (in->cols[col].type.id != WEIR_TYPE_DOUBLE || weir_batch_is_null(in, col, r))
+        return false;
+    double d = WEIR_COL(in, col, double)[r];
+    return d != d;
+}
+
+/*
  * A semi or anti join's row (Flink's StreamingSemiAntiJoinOperator). The
  * left side keeps, per stored row, how many right rows match it now
  * (`assoc`, counted with duplicates). A left row is emitted, with its own
@@ -1101,7 +1117,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     }
     bool null_key = false;
     for (uint32_t k = 0; k < ks->n; k++)
-        null_key |= !c->null_safe[k] && weir_batch_is_null(in, ks->cols[k], r);
+        null_key |= !c->null_safe[k] ? weir_batch_is_null(in, ks->cols[k], r) : nan_key(in, ks->cols[k], r);
     size_t klen;
     int rc = weir__join_core_key(&j->core, ctx, in, ks, r, &klen);
     if (rc)
