@@ -1566,18 +1566,21 @@ static int top1_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t
     if (rc || !skc)
         return rc ? rc : WEIR_ENOMEM;
     L = ce->list;
-    kept nk = {.sk = skc, .sklen = sklen, .brow1 = r + 1};
-    if (!ce->n_list)
-        rc = emit(o, ctx, &nk, in, r, WEIR_ROW_INSERT, 1);
-    else if (c->with_rank || c->dedup) {
-        if (!(rc = emit(o, ctx, &L[0], in, r, WEIR_ROW_UPDATE_BEFORE, 1)))
-            rc = emit(o, ctx, &nk, in, r, WEIR_ROW_UPDATE_AFTER, 1);
-    } else if (!(rc = emit(o, ctx, &nk, in, r, WEIR_ROW_INSERT, 0))) {
-        rc = emit(o, ctx, &L[0], in, r, WEIR_ROW_DELETE, 0);
+    if (!ce->n_list || c->with_rank || c->dedup) {
+        /* the old row out first, then the new one written in its place and emitted from there (a
+         * row built aside and copied in was read back before its stores had landed) */
+        if (ce->n_list && (rc = emit(o, ctx, &L[0], in, r, WEIR_ROW_UPDATE_BEFORE, 1)))
+            return rc;
+        L[0] = (kept){.sk = skc, .sklen = sklen, .brow1 = r + 1};
+        rc = emit(o, ctx, &L[0], in, r, ce->n_list ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT, 1);
+    } else {
+        kept nk = {.sk = skc, .sklen = sklen, .brow1 = r + 1};
+        if (!(rc = emit(o, ctx, &nk, in, r, WEIR_ROW_INSERT, 0)))
+            rc = emit(o, ctx, &L[0], in, r, WEIR_ROW_DELETE, 0);
+        L[0] = nk;
     }
     if (rc)
         return rc;
-    L[0] = nk;
     ce->n_list = 1;
     ce->dirty = true;
     return 0;
