@@ -504,6 +504,80 @@ Test(slab, big_pages_and_large_blocks_keep_their_bytes_and_free_at_fini)
     free(p);
 }
 
+Test(slab, large_blocks_carved_from_big_pages_are_reused_when_freed)
+{
+    /*
+     * Once the slab takes 8 MiB pages, a large block up to 1 MiB (a hash
+     * table's slots) is carved from them; a freed one is spare room that
+     * later blocks, small or large, are carved from without a new page.
+     * Blocks over 1 MiB still come from the allocator. Every block keeps
+     * its bytes; none overlaps another.
+     */
+    weir__slab s;
+    weir__slab_init(&s);
+    enum { N = 60000, L = 24 };
+    uint8_t **p = malloc(N * sizeof *p);
+    size_t n_small = 0;
+    uint8_t *big[L];
+    size_t big_n[L];
+    cr_assert_not_null(p);
+    for (; n_small < 25000; n_small++) { /* 5 MB of 200-byte blocks: past the small pages */
+        p[n_small] = weir__slab_alloc(&s, 200);
+        cr_assert_not_null(p[n_small]);
+        memset(p[n_small], (int)(n_small & 0xff), 200);
+    }
+    for (int i = 0; i < L; i++) { /* 8 KiB .. 1.5 MiB: carved, the last ones not */
+        big_n[i] = (size_t)8192 << (i % 8);
+        if (i % 8 == 7)
+            big_n[i] = (size_t)3 << 19;
+        big[i] = weir__slab_alloc(&s, big_n[i]);
+        cr_assert_not_null(big[i]);
+        memset(big[i], 0x80 | i, big_n[i]);
+    }
+    cr_assert_null(s.spare);
+    for (int i = 0; i < L; i += 4) { /* grow every fourth: a carved one is copied */
+        size_t n = big_n[i] * 2 + 100;
+        big[i] = weir__slab_grow(&s, big[i], weir__slab_round(big_n[i]), n);
+        cr_assert_not_null(big[i]);
+        memset(big[i] + big_n[i], 0x80 | i, n - big_n[i]);
+        big_n[i] = n;
+    }
+    cr_assert_not_null(s.spare, "a carved block that grew leaves spare room");
+    /* the newest freed block is the spare room taken first */
+    uintptr_t room = (uintptr_t)big[L - 3], room_end = room + weir__slab_round(big_n[L - 3]);
+    for (int i = 1; i < L; i += 4) {
+        weir__slab_free(&s, big[i], weir__slab_round(big_n[i]));
+        big[i] = NULL;
+    }
+    /* small blocks until the page's room is used up, then from the spare room: no new page */
+    uint64_t bytes = s.bytes;
+    bool in_room = false;
+    for (; n_small < N && !in_room; n_small++) {
+        p[n_small] = weir__slab_alloc(&s, 200);
+        cr_assert_not_null(p[n_small]);
+        memset(p[n_small], (int)(n_small & 0xff), 200);
+        in_room = (uintptr_t)p[n_small] >= room - 16 && (uintptr_t)p[n_small] < room_end;
+    }
+    cr_assert(in_room, "a freed large block served small ones");
+    cr_assert_eq(s.bytes, bytes, "no new page while there was spare room");
+    uint8_t *again = weir__slab_alloc(&s, 6000);
+    cr_assert_not_null(again);
+    memset(again, 0x7f, 6000);
+    for (size_t i = 0; i < n_small; i++)
+        for (int b = 0; b < 200; b += 67)
+            cr_assert_eq(p[i][b], (uint8_t)(i & 0xff), "block %zu byte %d", i, b);
+    for (int i = 0; i < L; i++)
+        if (big[i])
+            for (size_t b = 0; b < big_n[i]; b += 997)
+                cr_assert_eq(big[i][b], 0x80 | i, "large block %d byte %zu", i, b);
+    for (int b = 0; b < 6000; b += 97)
+        cr_assert_eq(again[b], 0x7f);
+    weir__slab_fini(&s);
+    cr_assert_eq(s.bytes, 0);
+    cr_assert_null(s.large);
+    free(p);
+}
+
 /*
  * An allocator that counts the blocks it holds and keeps the order of the
  * frees it is asked for, leaving out those of blocks taken once at_fini is

@@ -1079,13 +1079,23 @@ static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
         const weir_column *ic = &in->cols[c];
         const weir_strref *sr = (const weir_strref *)(const void *)ic->data;
         uint64_t bytes = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            weir_strref r = sr[tp[i].src];
-            if (!r.len || !col_valid(ic, tp[i].src))
-                continue;
-            bytes += r.len;
-            lo = r.off < lo ? r.off : lo;
-            hi = r.off + (uint64_t)r.len > hi ? r.off + (uint64_t)r.len : hi;
+        if (ic->all_valid) { /* most columns: no test per row, and selects rather than branches */
+            for (uint32_t i = 0; i < n; i++) {
+                weir_strref r = sr[tp[i].src];
+                uint64_t from = r.len ? r.off : UINT64_MAX, to = r.len ? r.off + (uint64_t)r.len : 0;
+                bytes += r.len;
+                lo = from < lo ? from : lo;
+                hi = to > hi ? to : hi;
+            }
+        } else {
+            for (uint32_t i = 0; i < n; i++) {
+                weir_strref r = sr[tp[i].src];
+                if (!r.len || !col_valid(ic, tp[i].src))
+                    continue;
+                bytes += r.len;
+                lo = r.off < lo ? r.off : lo;
+                hi = r.off + (uint64_t)r.len > hi ? r.off + (uint64_t)r.len : hi;
+            }
         }
         o->take_bytes[c] = bytes;
         total += bytes;
@@ -1140,12 +1150,19 @@ static int takes_apply(rank_op *o)
         if (o->varlen[c] && span.len) {
             const weir_strref *sr = (const weir_strref *)(const void *)s;
             weir_strref *dr = (weir_strref *)(void *)d;
-            for (uint32_t i = 0; i < n; i++) {
-                if (!col_valid(ic, tp[i].src))
-                    continue;
-                weir_strref r = sr[tp[i].src];
-                /* an empty string's offset may lie outside the span: it reads nothing */
-                dr[tp[i].dst] = (weir_strref){r.len ? (uint32_t)(r.off + moved) : span.off, r.len};
+            /* an empty string's offset may lie outside the span: it reads nothing */
+            if (ic->all_valid) { /* most columns: no test per row */
+                for (uint32_t i = 0; i < n; i++) {
+                    weir_strref r = sr[tp[i].src];
+                    dr[tp[i].dst] = (weir_strref){r.len ? (uint32_t)(r.off + moved) : span.off, r.len};
+                }
+            } else {
+                for (uint32_t i = 0; i < n; i++) {
+                    if (!col_valid(ic, tp[i].src))
+                        continue;
+                    weir_strref r = sr[tp[i].src];
+                    dr[tp[i].dst] = (weir_strref){r.len ? (uint32_t)(r.off + moved) : span.off, r.len};
+                }
             }
         } else if (o->varlen[c]) {
             const weir_strref *sr = (const weir_strref *)(const void *)s;
@@ -1549,18 +1566,21 @@ static int top1_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t
     if (rc || !skc)
         return rc ? rc : WEIR_ENOMEM;
     L = ce->list;
-    kept nk = {.sk = skc, .sklen = sklen, .brow1 = r + 1};
-    if (!ce->n_list)
-        rc = emit(o, ctx, &nk, in, r, WEIR_ROW_INSERT, 1);
-    else if (c->with_rank || c->dedup) {
-        if (!(rc = emit(o, ctx, &L[0], in, r, WEIR_ROW_UPDATE_BEFORE, 1)))
-            rc = emit(o, ctx, &nk, in, r, WEIR_ROW_UPDATE_AFTER, 1);
-    } else if (!(rc = emit(o, ctx, &nk, in, r, WEIR_ROW_INSERT, 0))) {
-        rc = emit(o, ctx, &L[0], in, r, WEIR_ROW_DELETE, 0);
+    if (!ce->n_list || c->with_rank || c->dedup) {
+        /* the old row out first, then the new one written in its place and emitted from there (a
+         * row built aside and copied in was read back before its stores had landed) */
+        if (ce->n_list && (rc = emit(o, ctx, &L[0], in, r, WEIR_ROW_UPDATE_BEFORE, 1)))
+            return rc;
+        L[0] = (kept){.sk = skc, .sklen = sklen, .brow1 = r + 1};
+        rc = emit(o, ctx, &L[0], in, r, ce->n_list ? WEIR_ROW_UPDATE_AFTER : WEIR_ROW_INSERT, 1);
+    } else {
+        kept nk = {.sk = skc, .sklen = sklen, .brow1 = r + 1};
+        if (!(rc = emit(o, ctx, &nk, in, r, WEIR_ROW_INSERT, 0)))
+            rc = emit(o, ctx, &L[0], in, r, WEIR_ROW_DELETE, 0);
+        L[0] = nk;
     }
     if (rc)
         return rc;
-    L[0] = nk;
     ce->n_list = 1;
     ce->dirty = true;
     return 0;

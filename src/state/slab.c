@@ -65,6 +65,10 @@ typedef struct large_hdr {
 
 _Static_assert(sizeof(large_hdr) == 16, "a large block's header keeps it 16-aligned");
 
+/* prev of the header of a large block carved from a page (a block from weir_malloc has its list
+ * neighbour there, or NULL) */
+static large_hdr carved_mark;
+
 static void large_link(weir__slab *s, large_hdr *h)
 {
     h->prev = NULL;
@@ -199,11 +203,95 @@ size_t weir__slab_round(size_t n)
     return (n + 15) & ~(size_t)15;
 }
 
+/* A spare region of at least this many bytes stays one (smaller: a block of the free lists). */
+#define SPARE_MIN (WEIR__SLAB_MAX + (size_t)PAGE_HDR)
+
+/* The region (p, size) of a page as spare room (s->spare): its first word links the next, its
+ * second holds its size. */
+static void spare_push(weir__slab *s, uint8_t *p, size_t size)
+{
+    UNPOISON(p, 2 * sizeof(void *));
+    memcpy(p, &s->spare, sizeof(void *));
+    memcpy(p + sizeof(void *), &size, sizeof size);
+    s->spare = p;
+    POISON(p, size);
+}
+
+/*
+ * Bump room of at least need bytes: the newest spare region where it holds
+ * them, else a new page. The old room's tail is kept: as spare room when
+ * it is large (a large block did not fit), else in the free list of the
+ * largest class it can hold. Returns false when out of memory.
+ */
+static bool bump_refill(weir__slab *s, size_t need)
+{
+    if (s->bump_left >= SPARE_MIN) {
+        spare_push(s, s->bump, s->bump_left);
+    } else if (s->bump_left >= class_size[0]) {
+        int t = class_of(s->bump_left);
+        if (class_size[t] > s->bump_left)
+            t--;
+        UNPOISON(s->bump, class_size[t]);
+        memcpy(s->bump, &s->free[t], sizeof(void *));
+        s->free[t] = s->bump;
+        POISON(s->bump, class_size[t]);
+    }
+    s->bump_left = 0;
+    if (s->spare) {
+        uint8_t *r = s->spare;
+        size_t size;
+        UNPOISON(r, 2 * sizeof(void *));
+        memcpy(&size, r + sizeof(void *), sizeof size);
+        if (size >= need) {
+            memcpy(&s->spare, r, sizeof(void *));
+            POISON(r, 2 * sizeof(void *));
+            s->bump = r;
+            s->bump_left = size;
+            return true;
+        }
+        POISON(r, 2 * sizeof(void *));
+    }
+    size_t psize = s->bytes >= BIG_AFTER ? BIG_PAGE : WEIR__SLAB_PAGE;
+    uint8_t *page = psize == BIG_PAGE ? weir__bigmem_alloc(psize, 16) : weir_malloc(psize);
+    if (!page)
+        return false;
+    memcpy(page, &s->pages, sizeof(void *));
+    memcpy(page + sizeof(void *), &psize, sizeof psize);
+    s->pages = page;
+    s->bytes += psize;
+    s->bump = page + PAGE_HDR;
+    s->bump_left = psize - PAGE_HDR;
+    POISON(page, psize);
+    return true;
+}
+
+/* sz bytes of bump room (the caller made sure of them). */
+static void *bump_take(weir__slab *s, size_t sz)
+{
+    void *p = s->bump;
+    s->bump += sz;
+    s->bump_left -= sz;
+    UNPOISON(p, sz);
+    return p;
+}
+
 void *weir__slab_alloc(weir__slab *s, size_t n)
 {
     if (n > WEIR__SLAB_MAX) {
         size_t sz = weir__slab_round(n);
-        large_hdr *h = weir_malloc(sizeof *h + sz);
+        large_hdr *h;
+        /* Once pages are big, a block up to WEIR__SLAB_CARVE_MAX is carved from them: hash table
+         * slots in huge pages, where one page fault maps 2 MiB and a probe rarely misses the TLB
+         * (from weir_malloc each table took 4 KiB pages, one fault and TLB miss each). */
+        if (s->bytes >= BIG_AFTER && sz <= WEIR__SLAB_CARVE_MAX - sizeof *h) {
+            if (s->bump_left < sizeof *h + sz && !bump_refill(s, sizeof *h + sz))
+                return NULL;
+            h = bump_take(s, sizeof *h + sz);
+            h->prev = &carved_mark;
+            h->next = NULL;
+            return h + 1;
+        }
+        h = weir_malloc(sizeof *h + sz);
         if (!h)
             return NULL;
         large_link(s, h);
@@ -218,43 +306,23 @@ void *weir__slab_alloc(weir__slab *s, size_t n)
         memcpy(&s->free[c], p, sizeof(void *));
         return p;
     }
-    if (s->bump_left < sz) {
-        /*
-         * The tail of the old page is too small for this class; give it to
-         * the free list of the largest class it can hold so it is not lost.
-         */
-        if (s->bump_left >= class_size[0]) {
-            int t = class_of(s->bump_left);
-            if (class_size[t] > s->bump_left)
-                t--;
-            UNPOISON(s->bump, class_size[t]);
-            memcpy(s->bump, &s->free[t], sizeof(void *));
-            s->free[t] = s->bump;
-            POISON(s->bump, class_size[t]);
-        }
-        size_t psize = s->bytes >= BIG_AFTER ? BIG_PAGE : WEIR__SLAB_PAGE;
-        uint8_t *page = psize == BIG_PAGE ? weir__bigmem_alloc(psize, 16) : weir_malloc(psize);
-        if (!page)
-            return NULL;
-        memcpy(page, &s->pages, sizeof(void *));
-        memcpy(page + sizeof(void *), &psize, sizeof psize);
-        s->pages = page;
-        s->bytes += psize;
-        s->bump = page + PAGE_HDR;
-        s->bump_left = psize - PAGE_HDR;
-        POISON(page, psize);
-    }
-    p = s->bump;
-    s->bump += sz;
-    s->bump_left -= sz;
-    UNPOISON(p, sz);
-    return p;
+    if (s->bump_left < sz && !bump_refill(s, sz))
+        return NULL;
+    return bump_take(s, sz);
 }
 
 void *weir__slab_grow(weir__slab *s, void *p, size_t size, size_t n)
 {
     size_t sz = weir__slab_round(n);
     large_hdr *h = (large_hdr *)p - 1;
+    if (h->prev == &carved_mark) { /* carved from a page: copied into a new block */
+        void *q = weir__slab_alloc(s, n);
+        if (!q)
+            return NULL;
+        memcpy(q, p, size);
+        weir__slab_free(s, p, size);
+        return q;
+    }
     large_unlink(s, h);
     large_hdr *q = weir_realloc(h, sizeof *q + sz);
     if (!q) {
@@ -272,6 +340,10 @@ void weir__slab_free(weir__slab *s, void *p, size_t size)
         return;
     if (size > WEIR__SLAB_MAX) {
         large_hdr *h = (large_hdr *)p - 1;
+        if (h->prev == &carved_mark) {
+            spare_push(s, (uint8_t *)h, sizeof *h + size);
+            return;
+        }
         large_unlink(s, h);
         s->bytes -= size;
         weir_free(h);

@@ -9,7 +9,11 @@
  * offered to the kernel as huge pages, once the slab holds 4 MiB), and keeps
  * freed blocks on a free list per size so that memory of removed (or
  * expired) entries is reused by new ones. Larger
- * blocks go straight to weir_malloc, each on the slab's list of large blocks.
+ * blocks go straight to weir_malloc, each on the slab's list of large blocks,
+ * but for those up to WEIR__SLAB_CARVE_MAX once the slab takes 8 MiB pages:
+ * these are carved from the pages too (a hash table's slots then lie in
+ * huge pages), and a freed one is spare room that later blocks, small or
+ * large, are carved from.
  * Pages are returned only at _fini, which frees the large blocks too: the
  * owner of a slab may drop everything in it at once, without visiting its
  * records.
@@ -28,6 +32,7 @@
 #define WEIR__SLAB_NCLASS 34
 #define WEIR__SLAB_MAX 4096
 #define WEIR__SLAB_PAGE (64 * 1024)
+#define WEIR__SLAB_CARVE_MAX (1024 * 1024)
 
 typedef struct weir__slab {
     void *free[WEIR__SLAB_NCLASS]; /* free list per class, linked through the
@@ -35,7 +40,8 @@ typedef struct weir__slab {
     uint8_t *bump;                 /* unused tail of the newest page */
     size_t bump_left;
     void *pages;    /* pages linked through their first word */
-    void *large;    /* large blocks (a 16-byte header links them both ways) */
+    void *large;    /* large blocks from weir_malloc (a 16-byte header links them both ways) */
+    void *spare;    /* freed large blocks of the slab's pages, linked through their first word */
     uint64_t bytes; /* pages + large blocks held, for size_bytes */
 } weir__slab;
 
