@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Randomized differential test of CAST and TRY_CAST between STRING, INT,
-BIGINT, DOUBLE, DECIMAL(p, s) and BOOLEAN (tests/test_cast_diff.sh runs it)
+BIGINT, DOUBLE, DECIMAL(p, s) and BOOLEAN, and of STRING to DATE, TIME and
+TIMESTAMP (tests/test_cast_diff.sh runs it)
 against a model of the rules in docs/functions.md ("CAST and TRY_CAST"),
 written from them and from the Java semantics they name, with no code of
 weir's:
@@ -32,8 +33,18 @@ weir's:
   "double text other digits"), not failed, and DOUBLE -> DECIMAL then
   rounds that text. DOUBLE -> DECIMAL of NaN or an infinity is not compared (the
   docs say nothing of it).
+  STRING -> DATE: trimmed y-M-d (one to four year digits, one or two of
+  month and day), what follows a blank left out; -> TIMESTAMP(3):
+  yyyy-M[M]-d[d][ H[H]:m[m][:s[s][.f{1,9}]]], T for the blank and a Z after
+  the time accepted, the fraction cut to milliseconds (blanks around it
+  not compared: the docs say nothing); -> TIME(p): trimmed H:m[:s[.f]], the
+  fraction cut to p digits; a day the calendar lacks or a field past its
+  range is invalid. Each printed through CAST(... AS STRING) (yyyy-MM-dd,
+  yyyy-MM-dd HH:mm:ss.SSS, HH:mm:ss[.SSS]); TRY_CASTs of one value to
+  several types under CAST(... AS STRING) must each keep their own value.
 A CAST (not TRY_CAST) of an invalid text must fail the job, naming the text.
 """
+import datetime
 import decimal
 import json
 import math
@@ -246,6 +257,75 @@ def java_laid_out(t):
     return (ds, sci) if layout(m.group(1) == "-", ds, sci) == t else None
 
 
+DATE_TEXT = re.compile(r"([0-9]{1,4})-([0-9]{1,2})-([0-9]{1,2})")
+TS_TEXT = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
+                     r"(?:([ T])([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,2})(?:\.([0-9]{1,9}))?)?(Z?))?")
+TIME_TEXT = re.compile(r"([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,2})(?:\.([0-9]+))?)?")
+
+
+def real_date(y, mo, d):
+    """(y, mo, d) when it is a day of the calendar, else None; "skip" for
+    year 0 (Python's calendar has none)."""
+    if y == 0:
+        return "skip"
+    try:
+        datetime.date(y, mo, d)
+    except ValueError:
+        return None
+    return (y, mo, d)
+
+
+def to_date(t):
+    """STRING -> DATE as its text yyyy-MM-dd: trimmed y-M-d (one to four
+    year digits, one or two of month and day), what follows a space left
+    out."""
+    if control_blank(t):
+        return "skip"
+    m = DATE_TEXT.fullmatch(t.strip(" ").split(" ")[0])
+    if not m:
+        return None
+    d = real_date(*map(int, m.groups()))
+    return d if d in (None, "skip") else "%04d-%02d-%02d" % d
+
+
+def to_timestamp(t):
+    """STRING -> TIMESTAMP(3) as its text yyyy-MM-dd HH:mm:ss.SSS:
+    yyyy-M[M]-d[d][ H[H]:m[m][:s[s][.f{1,9}]]], a T for the blank and a Z
+    after the time of day accepted too; the fraction cut to milliseconds.
+    Blanks around it: the docs say nothing, so not compared."""
+    if t != t.strip(" ") or control_blank(t):
+        return "skip"
+    m = TS_TEXT.fullmatch(t)
+    if not m:
+        return "skip" if TS_TEXT.fullmatch(t[:-1]) and t.endswith("Z") else None  # a Z after a date alone
+    d = real_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    if d in (None, "skip"):
+        return d
+    h, mi, se = (int(m.group(k) or 0) for k in (5, 6, 7))
+    if h > 23 or mi > 59 or se > 59:
+        return None
+    ms = (m.group(8) or "").ljust(3, "0")[:3]
+    return "%04d-%02d-%02d %02d:%02d:%02d.%s" % (d + (h, mi, se, ms))
+
+
+def to_time(t, p):
+    """STRING -> TIME(p) as its text HH:mm:ss[.f of p digits]: trimmed
+    H:m[:s[.f]], the fraction cut to p digits (TIME keeps milliseconds).
+    A fraction of more than 9 digits: the docs say nothing, not compared."""
+    if control_blank(t):
+        return "skip"
+    m = TIME_TEXT.fullmatch(t.strip(" "))
+    if not m:
+        return None
+    if m.group(4) and len(m.group(4)) > 9:
+        return "skip"
+    h, mi, se = (int(m.group(k) or 0) for k in (1, 2, 3))
+    if h > 23 or mi > 59 or se > 59:
+        return None
+    txt = "%02d:%02d:%02d" % (h, mi, se)
+    return txt + ("." + (m.group(4) or "").ljust(3, "0")[:p] if p else "")
+
+
 def show(v):
     if v is None:
         return "null"
@@ -345,6 +425,49 @@ def rand_text(rng):
     return rand_int_text(rng) if r < 0.45 else rand_double_text(rng) if r < 0.85 else rand_bool_text(rng)
 
 
+def rand_when_text(rng):
+    """A text for DATE / TIME / TIMESTAMP: mostly well formed, with days
+    past the month's end, hours, minutes and seconds past their range,
+    fractions of 0 to 10 digits, T and Z, blanks and text after a blank."""
+    r = rng.random()
+    if r < 0.35:  # a time of day
+        parts = [str(rng.choice([rng.randint(0, 23), rng.randint(0, 25)])).zfill(rng.choice([1, 2, 2])),
+                 str(rng.choice([rng.randint(0, 59)] * 4 + [60, 61])).zfill(rng.choice([1, 2, 2]))]
+        if rng.random() < 0.7:
+            parts.append(str(rng.choice([rng.randint(0, 59)] * 4 + [60])).zfill(rng.choice([1, 2, 2])))
+        t = ":".join(parts)
+        if len(parts) == 3 and rng.random() < 0.6:
+            t += "." + digits(rng, rng.choice([0, 1, 2, 3, 4, 6, 9, 10]))
+    else:
+        y = rng.choice([rng.randint(1900, 2100), rng.randint(1, 9999), 2000, 1900, 2024, 2023])
+        mo = rng.choice([rng.randint(1, 12)] * 6 + [2, 2, 0, 13])
+        d = rng.choice([rng.randint(1, 28)] * 6 + [29, 30, 31, 31, 0, 32])
+        t = "%s-%s-%s" % (str(y).zfill(rng.choice([4, 4, 4, 1, 5])), str(mo).zfill(rng.choice([1, 2, 2])),
+                          str(d).zfill(rng.choice([1, 2, 2])))
+        if rng.random() < 0.6:
+            t += rng.choice([" ", " ", "T"]) + rand_when_text_time(rng)
+            if rng.random() < 0.1:
+                t += "Z"
+        elif rng.random() < 0.1:
+            t += rng.choice(["Z", " x", "  ", "/", "-1"])
+    if rng.random() < 0.1:
+        t = rng.choice(["x", "2020/01/02", "12:34:56:78", "2020-01-02 12", "1:2:3.", "-1:00", "", "T12:00",
+                        "2020-1-2 3:4:5.", "+2020-01-01", "12.5:00"])
+    if rng.random() < 0.15:
+        t = " " * rng.randint(0, 2) + t + " " * rng.randint(0, 2)
+    return t
+
+
+def rand_when_text_time(rng):
+    t = "%s:%s" % (str(rng.choice([rng.randint(0, 23), 24])).zfill(rng.choice([1, 2, 2])),
+                   str(rng.choice([rng.randint(0, 59), 60])).zfill(rng.choice([1, 2, 2])))
+    if rng.random() < 0.7:
+        t += ":" + str(rng.choice([rng.randint(0, 59), 60])).zfill(rng.choice([1, 2, 2]))
+        if rng.random() < 0.6:
+            t += "." + digits(rng, rng.choice([0, 1, 2, 3, 4, 6, 9, 10]))
+    return t
+
+
 def rand_double(rng):
     r = rng.random()
     if r < 0.3:
@@ -407,6 +530,22 @@ def outputs(p2, s2):
         ("tb", "BIGINT", "TRY_CAST(t AS BIGINT)", "int",
          lambda r: None if r["t"] is None else to_integral(r["t"], LONG_MIN, LONG_MAX)),
         ("td", "DOUBLE", "TRY_CAST(t AS DOUBLE)", "double", lambda r: None if r["t"] is None else to_double(r["t"])),
+        # under one function of one result type: each TRY_CAST its own value
+        ("tis", "STRING", "CAST(TRY_CAST(t AS INT) AS STRING)", "text",
+         lambda r: None if r["t"] is None else to_integral(r["t"], INT_MIN, INT_MAX)),
+        ("tbs", "STRING", "CAST(TRY_CAST(t AS BIGINT) AS STRING)", "text",
+         lambda r: None if r["t"] is None else to_integral(r["t"], LONG_MIN, LONG_MAX)),
+        ("tzs", "STRING", "CAST(TRY_CAST(t AS BOOLEAN) AS STRING)", "text",
+         lambda r: None if r["t"] is None else ({True: "TRUE", False: "FALSE"}.get(to_boolean(r["t"]),
+                                                                                 to_boolean(r["t"])))),
+        ("ud", "STRING", "CAST(TRY_CAST(u AS DATE) AS STRING)", "text",
+         lambda r: None if r["u"] is None else to_date(r["u"])),
+        ("ut", "STRING", "CAST(TRY_CAST(u AS TIMESTAMP(3)) AS STRING)", "text",
+         lambda r: None if r["u"] is None else to_timestamp(r["u"])),
+        ("uh0", "STRING", "CAST(TRY_CAST(u AS TIME(0)) AS STRING)", "text",
+         lambda r: None if r["u"] is None else to_time(r["u"], 0)),
+        ("uh3", "STRING", "CAST(TRY_CAST(u AS TIME(3)) AS STRING)", "text",
+         lambda r: None if r["u"] is None else to_time(r["u"], 3)),
         ("tz", "BOOLEAN", "TRY_CAST(t AS BOOLEAN)", "text", lambda r: None if r["t"] is None else to_boolean(r["t"])),
         ("di", "INT", "CAST(d AS INT)", "int", lambda r: None if r["d"] is None else java_to_integral(r["d"], INT_MIN, INT_MAX)),
         ("db", "BIGINT", "CAST(d AS BIGINT)", "int",
@@ -487,18 +626,18 @@ def run_case(case):
     for i in range(rows):
         def maybe(v):
             return None if rng.random() < 0.04 else v
-        data.append({"id": i, "t": maybe(rand_text(rng)), "d": maybe(rand_double(rng)), "b": maybe(rand_long(rng)),
+        data.append({"id": i, "t": maybe(rand_text(rng)), "u": maybe(rand_when_text(rng)), "d": maybe(rand_double(rng)), "b": maybe(rand_long(rng)),
                      "i": maybe(low_bits(rand_long(rng), 32) if rng.random() < 0.5 else rng.randint(-999, 999)),
                      "x": maybe(rand_dec(rng, p1, s1)), "z": maybe(rng.random() < 0.5)})
     with open(case.path("in.json"), "w", encoding="utf-8") as f:
         for r in data:
-            f.write('{"id": %d, "t": %s, "dt": %s, "b": %s, "i": %s, "x": %s, "z": %s}\n' % (
-                r["id"], json.dumps(r["t"]), "null" if r["d"] is None else json.dumps(dtext(r["d"])),
+            f.write('{"id": %d, "t": %s, "u": %s, "dt": %s, "b": %s, "i": %s, "x": %s, "z": %s}\n' % (
+                r["id"], json.dumps(r["t"]), json.dumps(r["u"]), "null" if r["d"] is None else json.dumps(dtext(r["d"])),
                 "null" if r["b"] is None else r["b"], "null" if r["i"] is None else r["i"],
                 "null" if r["x"] is None else format(r["x"], "f"), show(r["z"])))
     outs = outputs(p2, s2)
     sql = [
-        "CREATE TABLE t (id BIGINT, t STRING, dt STRING, b BIGINT, i INT, x DECIMAL(%d, %d), z BOOLEAN) "
+        "CREATE TABLE t (id BIGINT, t STRING, u STRING, dt STRING, b BIGINT, i INT, x DECIMAL(%d, %d), z BOOLEAN) "
         "WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');" % (p1, s1),
         "CREATE TABLE o (id BIGINT, %s) WITH ('connector' = 'print');"
         % ", ".join("%s %s" % (c, "DECIMAL(%d, %d)" % (p2, s2) if ty == "DEC" else ty) for c, ty, _, _, _ in outs),
@@ -534,14 +673,19 @@ def run_case(case):
             want = model(row)
             why = compare(kind, want, g, case.counts)
             if why:
-                src = {"t": row["t"], "d": None if row["d"] is None else dtext(row["d"]), "b": row["b"],
-                       "i": row["i"], "x": row["x"], "z": row["z"]}[expr.split("(")[1].split(" ")[0]]
+                src = {"t": row["t"], "u": row["u"], "d": None if row["d"] is None else dtext(row["d"]), "b": row["b"],
+                       "i": row["i"], "x": row["x"], "z": row["z"]}[re.search(r"\((\w+) AS", expr).group(1)]
                 problems.append("%s of %r: got %s, %s" % (expr, src if not isinstance(src, Decimal) else str(src),
                                                           g, why))
         t = row["t"]
         if t is not None:
             for what, v in (("int", to_integral(t, INT_MIN, INT_MAX)), ("double", to_double(t)),
                             ("boolean", to_boolean(t))):
+                case.counts["text %s %s" % (what, "invalid" if v is None else "not compared" if v == "skip"
+                                            else "valid")] += 1
+        if row["u"] is not None:
+            for what, v in (("date", to_date(row["u"])), ("timestamp", to_timestamp(row["u"])),
+                            ("time", to_time(row["u"], 3))):
                 case.counts["text %s %s" % (what, "invalid" if v is None else "not compared" if v == "skip"
                                             else "valid")] += 1
     problems += cast_failures(case, data)
