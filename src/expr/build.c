@@ -854,6 +854,12 @@ static size_t fmt(const weir_expr *e, char *buf, size_t cap, bool exact)
         char tb[64];
         off = put(buf, cap, off, " %s", weir_expr_type_name(e->type, (weir_interval_kind)e->iv, tb, sizeof tb));
     }
+    /* the digest names every call's result type: calls alike but for it
+     * (JSON_VALUE ... RETURNING INT or DOUBLE) compute different values */
+    if (exact) {
+        char tb[256];
+        off = put(buf, cap, off, ":%s", weir_expr_type_name(e->type, (weir_interval_kind)e->iv, tb, sizeof tb));
+    }
     for (uint32_t i = 0; i < e->n_args; i++) {
         off = put(buf, cap, off, " ");
         if (off < cap)
