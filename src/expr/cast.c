@@ -30,6 +30,7 @@
 #include "record/nested.h"
 #include "weir/format.h"
 #include "time/timefmt.h"
+#include "util/hex.h"
 
 /* ---- text forms ---- */
 
@@ -323,31 +324,90 @@ int weir__cast_parse_bool(const char *s, size_t len, uint8_t *out)
     return -1;
 }
 
-static int parse_double(const char *s, size_t len, double *out)
+static bool is_hex_digit(char c) { return weir__hex_value(c) >= 0; }
+static bool is_dec_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Digits of a class, counted: moves *p past them. */
+static int skip_digits(const char **p, const char *e, bool (*is)(char))
 {
-    weir__cast_trim(&s, &len);
-    char tmp[128];
-    if (len == 0 || len >= sizeof tmp)
+    int n = 0;
+    while (*p < e && is(**p))
+        (*p)++, n++;
+    return n;
+}
+
+/* An exponent's optional sign and its (at least one) decimal digits. */
+static bool skip_exponent(const char **p, const char *e)
+{
+    if (*p < e && (**p == '+' || **p == '-'))
+        (*p)++;
+    return skip_digits(p, e, is_dec_digit) > 0;
+}
+
+bool weir__java_double_span(const char *s, size_t len, const char **begin, const char **end)
+{
+    const char *p = s, *e = s + len;
+    while (p < e && (unsigned char)*p <= ' ')
+        p++;
+    while (e > p && (unsigned char)e[-1] <= ' ')
+        e--;
+    *begin = p;
+    if (p < e && (*p == '+' || *p == '-'))
+        p++;
+    if (((size_t)(e - p) == 3 && !memcmp(p, "NaN", 3)) || ((size_t)(e - p) == 8 && !memcmp(p, "Infinity", 8)))
+        return *end = e, true;
+    if (e - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        p += 2;
+        int nd = skip_digits(&p, e, is_hex_digit);
+        if (p < e && *p == '.') {
+            p++;
+            nd += skip_digits(&p, e, is_hex_digit);
+        }
+        if (!nd || p >= e || (*p != 'p' && *p != 'P'))
+            return false;
+        p++;
+        if (!skip_exponent(&p, e))
+            return false;
+    } else {
+        int nd = skip_digits(&p, e, is_dec_digit);
+        if (p < e && *p == '.') {
+            p++;
+            nd += skip_digits(&p, e, is_dec_digit);
+        }
+        if (!nd)
+            return false;
+        if (p < e && (*p == 'e' || *p == 'E')) {
+            p++;
+            if (!skip_exponent(&p, e))
+                return false;
+        }
+    }
+    *end = p;
+    if (p < e && (*p == 'f' || *p == 'F' || *p == 'd' || *p == 'D'))
+        p++;
+    return p == e;
+}
+
+/* CAST(string AS DOUBLE) as Double.parseDouble: 0, -1 where Java throws,
+ * or WEIR_ENOMEM (a text too long for the stack's copy). strtod rounds the
+ * decimal or hexadecimal text once, as Java does, however many digits. */
+static int parse_double(ecx *cx, const char *s, size_t len, double *out)
+{
+    const char *b, *e;
+    if (!weir__java_double_span(s, len, &b, &e))
         return -1;
-    memcpy(tmp, s, len);
-    tmp[len] = 0;
-    /* Java accepts a trailing type suffix (1.5d, 2f). */
-    if (len > 1 && strchr("dDfF", tmp[len - 1]) && tmp[len - 2] != 'N')
-        tmp[--len] = 0;
-    if (!strcmp(tmp, "NaN"))
+    const char *p = b + (*b == '+' || *b == '-');
+    if (*p == 'N')
         return *out = NAN, 0;
-    if (!strcmp(tmp, "Infinity") || !strcmp(tmp, "+Infinity"))
-        return *out = INFINITY, 0;
-    if (!strcmp(tmp, "-Infinity"))
-        return *out = -INFINITY, 0;
-    for (size_t k = 0; k < len; k++)
-        if (!strchr("0123456789+-.eE", tmp[k]))
-            return -1;
-    char *end;
-    double d = strtod(tmp, &end);
-    if (*end || end == tmp)
-        return -1;
-    *out = d;
+    if (*p == 'I')
+        return *out = *b == '-' ? -INFINITY : INFINITY, 0;
+    size_t n = (size_t)(e - b);
+    char stack[128], *t = n < sizeof stack ? stack : weir__x_alloc(cx, n + 1);
+    if (!t)
+        return WEIR_ENOMEM;
+    memcpy(t, b, n);
+    t[n] = 0;
+    *out = strtod(t, NULL);
     return 0;
 }
 
@@ -706,7 +766,10 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
             if (!x_live(out, active, i))
                 continue;
             if (ss) {
-                if (parse_double(ss[i].ptr, ss[i].len, &o[i]) && (rc = bad(cx, try_cast, out, i, &ss[i], to)))
+                int pr = parse_double(cx, ss[i].ptr, ss[i].len, &o[i]);
+                if (pr == WEIR_ENOMEM)
+                    return weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
+                if (pr && (rc = bad(cx, try_cast, out, i, &ss[i], to)))
                     return rc;
             } else if (from.id == WEIR_TYPE_TIMESTAMP_LTZ) {
                 o[i] = (double)((const int64_t *)in->data)[i] / 1000.0;

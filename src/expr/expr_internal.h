@@ -403,6 +403,12 @@ int32_t weir__share_subexprs(weir_expr_arena *a, weir_expr **roots, uint32_t n);
 /* Casts in -> out (out preallocated to type to). */
 void weir__cast_trim(const char **s, size_t *len);
 int weir__cast_parse_bool(const char *s, size_t len, uint8_t *out);
+/* Java's Double.parseDouble grammar: trimmed of characters <= ' ', a sign,
+ * NaN, Infinity, decimal digits with an optional point and exponent, or a
+ * hexadecimal significand with a binary exponent; an optional f/F/d/D.
+ * True when s is such a text; [*begin, *end) is then the number, its sign
+ * included and its suffix left out (cast.c). */
+bool weir__java_double_span(const char *s, size_t len, const char **begin, const char **end);
 int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bool try_cast, const xvec *in,
                    uint32_t n, const uint8_t *active, xvec *out);
 

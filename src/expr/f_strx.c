@@ -114,71 +114,12 @@ static bool java_long_ok(xstr s)
     return nd > 0;
 }
 
-static bool is_hexd(char c) { return weir__hex_value(c) >= 0; }
 static bool is_dd(char c) { return c >= '0' && c <= '9'; }
 
-/* Digits of a class, counted: moves *p past them. */
-static int skip_digits(const char **p, const char *e, bool (*is)(char))
-{
-    int n = 0;
-    while (*p < e && is(**p))
-        (*p)++, n++;
-    return n;
-}
-
-/* An exponent's optional sign and its (at least one) decimal digits. */
-static bool skip_exponent(const char **p, const char *e)
-{
-    if (*p < e && (**p == '+' || **p == '-'))
-        (*p)++;
-    return skip_digits(p, e, is_dd) > 0;
-}
-
-/* Java's Double.parseDouble grammar: trimmed of characters <= ' ', a sign,
- * NaN, Infinity, decimal digits with an optional point and exponent, or a
- * hexadecimal significand with a binary exponent; an optional f/F/d/D. */
 static bool java_double_ok(xstr s)
 {
-    const char *p = s.ptr, *e = s.ptr + s.len;
-    while (p < e && (unsigned char)*p <= ' ')
-        p++;
-    while (e > p && (unsigned char)e[-1] <= ' ')
-        e--;
-    if (p < e && (*p == '+' || *p == '-'))
-        p++;
-    if ((size_t)(e - p) == 3 && !memcmp(p, "NaN", 3))
-        return true;
-    if ((size_t)(e - p) == 8 && !memcmp(p, "Infinity", 8))
-        return true;
-    if (e - p >= 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
-        p += 2;
-        int nd = skip_digits(&p, e, is_hexd);
-        if (p < e && *p == '.') {
-            p++;
-            nd += skip_digits(&p, e, is_hexd);
-        }
-        if (!nd || p >= e || (*p != 'p' && *p != 'P'))
-            return false;
-        p++;
-        if (!skip_exponent(&p, e))
-            return false;
-    } else {
-        int nd = skip_digits(&p, e, is_dd);
-        if (p < e && *p == '.') {
-            p++;
-            nd += skip_digits(&p, e, is_dd);
-        }
-        if (!nd)
-            return false;
-        if (p < e && (*p == 'e' || *p == 'E')) {
-            p++;
-            if (!skip_exponent(&p, e))
-                return false;
-        }
-    }
-    if (p < e && (*p == 'f' || *p == 'F' || *p == 'd' || *p == 'D'))
-        p++;
-    return p == e;
+    const char *b, *e;
+    return weir__java_double_span(s.ptr, s.len, &b, &e);
 }
 
 static bool is_class(int fn, xstr s)
