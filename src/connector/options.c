@@ -26,6 +26,7 @@
 #endif
 #ifdef WEIR_HAVE_NATS
 #include "connector/nats/nats_internal.h"
+#include "util/strtod.h"
 #endif
 
 /* ---- values ---- */
@@ -355,7 +356,7 @@ int weir__opt_f64(weir__optset *o, const char *key, double *out)
     if (!v)
         return 0;
     char *end;
-    double x = strtod(v, &end);
+    double x = weir__strtod_c(v, &end);
     if (end == v || *skip_spaces(end) || !isfinite(x))
         return opt_bad(o, i, key, "a number");
     *out = x;

@@ -12,6 +12,7 @@
 
 #include "expr/expr_internal.h"
 #include "time/timefmt.h"
+#include "util/strtod.h"
 
 static int nomem(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory building an expression"); }
 
@@ -188,7 +189,7 @@ int weir_expr_lit_numeric(weir_expr_arena *a, const char *text, weir_expr **out,
     if (has_exp) {
         char *end;
         errno = 0;
-        double d = strtod(s, &end);
+        double d = weir__strtod_c(s, &end);
         if (*end)
             return weir_error_set(err, WEIR_EPARSE, "malformed numeric literal '%s'", text);
         *out = weir_expr_lit_double(a, d);
@@ -286,7 +287,7 @@ int weir_expr_lit_interval_text(weir_expr_arena *a, const char *text, const char
         char *end;
         errno = 0;
         if (m1 == 1000 && strchr(s, '.')) {
-            double d = strtod(s, &end);
+            double d = weir__strtod_c(s, &end);
             total = (int64_t)(d * 1000 + 0.5);
         } else {
             long long v = strtoll(s, &end, 10);

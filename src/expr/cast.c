@@ -31,6 +31,7 @@
 #include "weir/format.h"
 #include "time/timefmt.h"
 #include "util/hex.h"
+#include "util/strtod.h"
 
 /* ---- text forms ---- */
 
@@ -407,7 +408,7 @@ static int parse_double(ecx *cx, const char *s, size_t len, double *out)
         return WEIR_ENOMEM;
     memcpy(t, b, n);
     t[n] = 0;
-    *out = strtod(t, NULL);
+    *out = weir__strtod_c(t, NULL);
     return 0;
 }
 

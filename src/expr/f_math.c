@@ -15,6 +15,7 @@
 
 #include "expr/expr_internal.h"
 #include "format/convert.h"
+#include "util/strtod.h"
 
 static int nomem_b(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory"); }
 
@@ -312,7 +313,7 @@ static double round_dbl(double x, int d, bool trunc)
     res[nr] = 0;
     char out[64];
     snprintf(out, sizeof out, "%s0.%se%d", neg ? "-" : "", res, exp);
-    return strtod(out, NULL);
+    return weir__strtod_c(out, NULL);
 }
 
 /* Rounds an exact value with scale s to d digits (d may be negative), result at scale rs. */

@@ -6,15 +6,14 @@
  * numbers, everything else goes to strtod_l in the C locale (so a program
  * that calls setlocale() cannot change how weir reads "2.5").
  */
-#include <locale.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "format/convert.h"
 #include "util/dec128.h"
+#include "util/strtod.h"
 #include "time/timefmt.h"
 
 void weir__fmt_trim(const char **p, size_t *n)
@@ -80,21 +79,6 @@ int weir__fmt_parse_i32(const char *p, size_t n, int32_t *out)
 }
 
 /* ---- doubles ---- */
-
-static locale_t c_locale;
-static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
-static void init_c_locale(void)
-{
-    c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-}
-
-static double strtod_c(const char *s, char **end)
-{
-    pthread_once(&c_locale_once, init_c_locale);
-    if (c_locale)
-        return strtod_l(s, end, c_locale);
-    return strtod(s, end);
-}
 
 static bool span_eq(const char *p, size_t n, const char *lit)
 {
@@ -205,7 +189,7 @@ int weir__fmt_parse_f64(const char *p, size_t n, double *out)
         return WEIR_ENOMEM;
     memcpy(s, p, n);
     s[n] = '\0';
-    *out = strtod_c(s, NULL);
+    *out = weir__strtod_c(s, NULL);
     if (s != stackbuf)
         weir_free(s);
     return 0;

@@ -18,10 +18,11 @@
 
 #include "sql/parser_internal.h"
 #include "time/timefmt.h"
+#include "util/strtod.h"
 
 void weir__sql_number_eval(weir_sql_literal *lit)
 {
-    lit->f64 = strtod(lit->text, NULL);
+    lit->f64 = weir__strtod_c(lit->text, NULL);
     if (lit->kind != WEIR_SQL_LIT_INTEGER)
         return;
     uint64_t v = 0;

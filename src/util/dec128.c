@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "util/dec128.h"
+#include "util/strtod.h"
 
 typedef unsigned __int128 u128;
 
@@ -227,5 +228,5 @@ double weir__dec_to_double(weir_i128 v, int scale)
     /* Else through the exact text, which strtod rounds once. */
     char text[48];
     weir__dec_format(v, scale, text);
-    return strtod(text, NULL);
+    return weir__strtod_c(text, NULL);
 }

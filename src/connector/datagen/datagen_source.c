@@ -31,6 +31,7 @@
 #include "connector/connector_internal.h"
 #include "format/convert.h"
 #include "time/timefmt.h"
+#include "util/strtod.h"
 
 typedef struct dg_column {
     weir_datagen_kind kind;
@@ -868,7 +869,7 @@ int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts,
                         t == WEIR_TYPE_BOOLEAN ? "" : " (use length)");
                     goto done;
                 }
-                if (is_f ? (fv = strtod(v, &e), e == v || *e)
+                if (is_f ? (fv = weir__strtod_c(v, &e), e == v || *e)
                          : parse_int_bound(v, t, &iv) != 0) {
                     rc = weir__opt_fail(
                         &o, (size_t)weir__opt_index(&o, key), WEIR_EINVAL,
