@@ -91,6 +91,10 @@ typedef struct ga_conf {
     /* the aggregates a row is applied to, in order: every one but a view's other sharers (the view's first
      * applies them all); of those, the views' first sharers (vhead, n_views) */
     uint32_t *applied, n_applied, *vhead, n_views;
+    /* with at most 64 aggregates and a FILTER among them: a row's answers as one mask (bit i: aggregate i
+     * takes the row, filter_masks), and per view its sharers' bits (at the view's index) */
+    bool masked;
+    uint64_t *vbits;
 } ga_conf;
 
 /* The accumulator of a COUNT(DISTINCT) whose values are in map state. */
@@ -108,7 +112,7 @@ enum { GA_RES_ANY, GA_RES_DIST, GA_RES_STAR };
 /* How many rows ahead of the row applied key_ahead, the prefetch of its group's entry and views_prefetch look. */
 #define GA_KEY_AHEAD 12
 #define GA_ENTRY_AHEAD 8
-#define GA_PREFETCH_AHEAD 4
+#define GA_PREFETCH_AHEAD 6
 #define GA_RING 16 /* rows of encoded keys kept (more than GA_KEY_AHEAD) */
 
 /* A row's group key, encoded and hashed once for its prefetch and its apply. */
@@ -203,6 +207,8 @@ typedef struct ga {
     uint32_t cap_held;
     uint32_t *dirty;      /* the groups changed since their last write to state */
     uint32_t n_dirty, cap_dirty;
+    uint64_t *fmask;      /* conf->masked: per row of the batch, the aggregates whose FILTER takes it */
+    uint32_t cap_fmask;
 } ga;
 
 #define GA_HELD 1u  /* count and accumulators held (owned by held, not by a slot) */
@@ -224,6 +230,7 @@ static void conf_free(void *arg)
     weir_free(c->sharer_off);
     weir_free(c->applied);
     weir_free(c->vhead);
+    weir_free(c->vbits);
     weir_free(c);
 }
 
@@ -920,6 +927,49 @@ static bool filter_passes(const weir_batch *in, int32_t f, uint32_t r)
 }
 
 /*
+ * With conf->masked: the FILTER answers of every row of in, as a mask per
+ * row (bit i: aggregate i takes the row), column by column. q16's price
+ * ranges let a row into one of three at random: a branch per aggregate
+ * and row on its FILTER was mispredicted about as often as not.
+ */
+static int filter_masks(ga *g, const weir_batch *in)
+{
+    const ga_conf *c = g->conf;
+    if (in->n_rows > g->cap_fmask) {
+        uint64_t *m = weir_realloc(g->fmask, (size_t)in->n_rows * sizeof *m);
+        if (!m)
+            return WEIR_ENOMEM;
+        g->fmask = m;
+        g->cap_fmask = in->n_rows;
+    }
+    uint64_t *m = g->fmask, all = 0;
+    for (uint32_t i = 0; i < c->n_aggs; i++)
+        all |= (uint64_t)(c->filter[i] < 0) << i;
+    for (uint32_t r = 0; r < in->n_rows; r++)
+        m[r] = all;
+    for (uint32_t i = 0; i < c->n_aggs; i++) {
+        if (c->filter[i] < 0)
+            continue;
+        const weir_column *col = &in->cols[c->filter[i]];
+        const uint8_t *d = col->data;
+        if (col->all_valid) {
+            for (uint32_t r = 0; r < in->n_rows; r++)
+                m[r] |= (uint64_t)(d[r] != 0) << i;
+        } else {
+            for (uint32_t r = 0; r < in->n_rows; r++)
+                m[r] |= (uint64_t)((d[r] != 0) & (col->valid[r >> 3] >> (r & 7))) << i;
+        }
+    }
+    return 0;
+}
+
+/* Whether aggregate i takes row r: m, the row's mask (filter_masks), with conf->masked. */
+static inline bool agg_takes(const ga *g, const weir_batch *in, uint64_t m, uint32_t i, uint32_t r)
+{
+    return g->conf->masked ? m >> i & 1 : filter_passes(in, g->conf->filter[i], r);
+}
+
+/*
  * Adds or retracts row r's value for the COUNT(DISTINCT) aggregates of view v
  * (those sharing v's column) whose FILTER lets the row through. The value
  * holds one occurrence counter per sharer (in the group's view in memory,
@@ -927,12 +977,12 @@ static bool filter_passes(const weir_batch *in, int32_t f, uint32_t r)
  * counter to and from zero.
  */
 static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const weir_batch *in, uint32_t r,
-                      bool retract, uint8_t *accs)
+                      uint64_t m, bool retract, uint8_t *accs)
 {
     const ga_conf *c = g->conf;
     const uint32_t *sh = c->sharer + c->sharer_off[v], n_sh = c->view_width[v];
-    bool any_pass = false;
-    for (uint32_t k = 0; k < n_sh && !any_pass; k++)
+    bool any_pass = c->masked && (m & c->vbits[v]);
+    for (uint32_t k = 0; !c->masked && k < n_sh && !any_pass; k++)
         any_pass = filter_passes(in, c->filter[sh[k]], r);
     if (!any_pass)
         return 0;
@@ -946,7 +996,7 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
     if (!present) {
         for (uint32_t k = 0; k < n_sh; k++) {
             uint32_t i = sh[k];
-            if (!filter_passes(in, c->filter[i], r))
+            if (!agg_takes(g, in, m, i, r))
                 continue;
             ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
             if (retract && d->rows - d->nonnull == 0)
@@ -978,20 +1028,22 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
     }
     for (uint32_t k = 0; k < n_sh; k++) {
         uint32_t i = sh[k];
-        if (!filter_passes(in, c->filter[i], r))
-            continue;
+        int64_t p = agg_takes(g, in, m, i, r);
         int64_t *o = &occ[k]; /* k: the sharer's view_pos */
         ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
         if (retract) {
+            if (!p)
+                continue;
             if (*o <= 0)
                 return WEIR_ESTATE;
             d->n -= --*o == 0;
             d->nonnull--;
             d->rows--;
-        } else {
-            d->n += ++*o == 1;
-            d->nonnull++;
-            d->rows++;
+        } else { /* p added, not branched on */
+            *o += p;
+            d->n += p & (*o == 1);
+            d->nonnull += p;
+            d->rows += p;
         }
     }
     return weir__gd_put(g->dt);
@@ -1038,14 +1090,19 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
         if (had && (rc = keep_old(g, accs, g->bfast, g->prev)))
             return rc;
     }
+    uint64_t m = c->masked ? g->fmask[r] : 0;
     for (uint32_t k = 0; k < c->n_applied && !rc; k++) {
         uint32_t i = c->applied[k];
         const weir_agg *a = &c->aggs[i];
         if (c->ext[i]) { /* the view's first sharer applies them all */
-            rc = view_apply(g, ctx, slot, i, in, r, retract, accs);
+            rc = view_apply(g, ctx, slot, i, in, r, m, retract, accs);
             continue;
         }
-        if (!filter_passes(in, c->filter[i], r))
+        if (!retract && c->res[i] == GA_RES_STAR) { /* COUNT(*): whether it takes the row added, not branched on */
+            *(int64_t *)(void *)(accs + g->acc_off[i]) += agg_takes(g, in, m, i, r);
+            continue;
+        }
+        if (!agg_takes(g, in, m, i, r))
             continue;
         if (!retract)
             rc = a->cls->add(a, accs + g->acc_off[i], in, r);
@@ -1158,6 +1215,11 @@ static void views_prefetch(ga *g, const weir_batch *in, uint32_t r)
 static int ga_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     ga *g = op;
+    if (g->conf->masked) {
+        int rc = filter_masks(g, in);
+        if (rc)
+            return rc;
+    }
     g->in = in;
     for (uint32_t r = 0; g->dt && r < GA_KEY_AHEAD && r < in->n_rows; r++)
         key_ahead(g, in, r);
@@ -1268,6 +1330,7 @@ static void ga_close(void *op)
     for (size_t k = 0; g->vring && k < (size_t)GA_RING * g->conf->n_views; k++)
         weir_buf_fini(&g->vring[k].val);
     weir_free(g->vring);
+    weir_free(g->fmask);
     weir__gd_destroy(g->dt);
     weir_free(g->vnum);
     weir_free(g->ring);
@@ -1310,8 +1373,9 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
     c->sharer_off = weir_calloc(n, sizeof *c->sharer_off);
     c->applied = weir_calloc(n, sizeof *c->applied);
     c->vhead = weir_calloc(n, sizeof *c->vhead);
+    c->vbits = weir_calloc(n, sizeof *c->vbits);
     if (!c->aggs || !c->ext || !c->filter || !c->res || !c->view || !c->view_pos || !c->view_width || !c->sharer ||
-        !c->sharer_off || !c->applied || !c->vhead) {
+        !c->sharer_off || !c->applied || !c->vhead || !c->vbits) {
         conf_free(c);
         return WEIR_ENOMEM;
     }
@@ -1347,6 +1411,11 @@ int weir_group_agg_spec(const weir_group_agg_config *cfg, weir_operator_spec *ou
     for (uint32_t i = 0; i < cfg->n_aggs; i++)
         if (c->ext[i])
             c->sharer[c->sharer_off[c->view[i]] + c->view_pos[i]] = i;
+    for (uint32_t i = 0; i < cfg->n_aggs && cfg->n_aggs <= 64; i++) {
+        c->masked |= c->filter[i] >= 0;
+        if (c->ext[i])
+            c->vbits[c->view[i]] |= 1ull << i;
+    }
     *out = (weir_operator_spec){"GroupAggregate", &ga_class, ga_create, c, conf_free};
     return 0;
 }
