@@ -803,10 +803,31 @@ static size_t put(char *buf, size_t cap, size_t off, const char *fmtstr, ...)
     return n < 0 ? off : off + (size_t)n;
 }
 
-static size_t fmt_value(weir_type t, uint8_t iv, const weir_value *v, char *buf, size_t cap)
+/*
+ * A string's bytes in a digest, as X'hex': written as text, 'a'' ''b' (one
+ * argument) read like 'a' 'b' (two), and a NUL ended the text early, so two
+ * calls that differ only there were one common subexpression.
+ */
+static size_t fmt_bytes_exact(const char *p, uint32_t len, char *buf, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t need = 3 + 2 * (size_t)len; /* X' hex ' */
+    if (need >= cap)
+        return need; /* as put: the length it would take, the caller sees it cut */
+    size_t off = put(buf, cap, 0, "X'");
+    for (uint32_t i = 0; i < len; i++) {
+        buf[off++] = hex[(uint8_t)p[i] >> 4];
+        buf[off++] = hex[(uint8_t)p[i] & 15];
+    }
+    return put(buf, cap, off, "'");
+}
+
+static size_t fmt_value(weir_type t, uint8_t iv, const weir_value *v, char *buf, size_t cap, bool exact)
 {
     if (v->is_null)
         return put(buf, cap, 0, "NULL");
+    if (exact && (t.id == WEIR_TYPE_STRING || t.id == WEIR_TYPE_BYTES))
+        return fmt_bytes_exact(v->v.s.ptr, v->v.s.len, buf, cap);
     char tmp[64];
     switch (t.id) {
     case WEIR_TYPE_BOOLEAN: return put(buf, cap, 0, "%s", v->v.b ? "TRUE" : "FALSE");
@@ -841,7 +862,7 @@ static size_t fmt(const weir_expr *e, char *buf, size_t cap, bool exact)
     size_t off = 0;
     switch (e->kind) {
     case N_COLUMN: return put(buf, cap, 0, "$%d", e->col);
-    case N_LITERAL: return fmt_value(e->type, e->iv, &e->lit, buf, cap);
+    case N_LITERAL: return fmt_value(e->type, e->iv, &e->lit, buf, cap, exact);
     case N_SHARED: return fmt(e->args[0], buf, cap, exact);
     default: break;
     }
@@ -875,7 +896,7 @@ static size_t fmt(const weir_expr *e, char *buf, size_t cap, bool exact)
             weir__in_value(e, i, &v);
             off = put(buf, cap, off, " ");
             if (off < cap)
-                off += fmt_value(v.type, e->args[0]->iv, &v, buf + off, cap - off);
+                off += fmt_value(v.type, e->args[0]->iv, &v, buf + off, cap - off, exact);
         }
         if (has_null)
             off = put(buf, cap, off, " NULL");
