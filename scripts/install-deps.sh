@@ -25,6 +25,7 @@ PACKAGES=(
   libssl-dev             # libcrypto: SigV4 and the SQL hash functions (MD5, SHA2, ...)
   libnats-dev nats-server  # NATS JetStream connectors and their test server
   chromium               # the web UI's end-to-end test (headless)
+  locales                # test_locale compiles a locale with ',' for the decimal point
 )
 
 # npm packages the tests run, installed project-local into tests/node

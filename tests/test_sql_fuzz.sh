@@ -39,7 +39,7 @@ fi
 # planner) and src/util may depend on the rest of weir.
 parser_files="arena ast dump lexer literal match_parse parse_expr parse_query parser printer"
 sources=("$src/fuzz/sql_fuzz.c" "$src/src/util/alloc.c" "$src/src/util/buf.c"
-         "$src/src/util/error.c" "$src/src/util/strtod.c" "$src/src/time/timefmt.c")
+         "$src/src/util/error.c" "$src/src/util/cnum.c" "$src/src/time/timefmt.c")
 for f in $parser_files; do sources+=("$src/src/sql/$f.c"); done
 
 echo "building sql_fuzz with $cc"

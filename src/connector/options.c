@@ -26,7 +26,7 @@
 #endif
 #ifdef WEIR_HAVE_NATS
 #include "connector/nats/nats_internal.h"
-#include "util/strtod.h"
+#include "util/cnum.h"
 #endif
 
 /* ---- values ---- */

@@ -12,7 +12,7 @@
 
 #include "expr/expr_internal.h"
 #include "time/timefmt.h"
-#include "util/strtod.h"
+#include "util/cnum.h"
 
 static int nomem(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory building an expression"); }
 

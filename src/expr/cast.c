@@ -31,7 +31,7 @@
 #include "weir/format.h"
 #include "time/timefmt.h"
 #include "util/hex.h"
-#include "util/strtod.h"
+#include "util/cnum.h"
 
 /* ---- text forms ---- */
 

@@ -15,7 +15,7 @@
 
 #include "expr/expr_internal.h"
 #include "format/convert.h"
-#include "util/strtod.h"
+#include "util/cnum.h"
 
 static int nomem_b(weir_error *err) { return weir_error_set(err, WEIR_ENOMEM, "out of memory"); }
 

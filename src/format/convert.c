@@ -13,7 +13,7 @@
 
 #include "format/convert.h"
 #include "util/dec128.h"
-#include "util/strtod.h"
+#include "util/cnum.h"
 #include "time/timefmt.h"
 
 void weir__fmt_trim(const char **p, size_t *n)

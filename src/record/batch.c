@@ -13,6 +13,7 @@
 #include "weir/batch.h"
 #include "weir/format.h"
 #include "util/dec128.h"
+#include "util/cnum.h"
 
 const char *weir_row_kind_name(weir_row_kind k)
 {
@@ -356,7 +357,7 @@ size_t weir_batch_format_value(const weir_batch *b, uint32_t col, uint32_t row, 
         n = snprintf(buf, cap, "%" PRId64, WEIR_COL_I64(b, col)[row]);
         break;
     case WEIR_TYPE_DOUBLE:
-        n = snprintf(buf, cap, "%.17g", WEIR_COL_F64(b, col)[row]);
+        n = weir__format_g17_c(buf, cap, WEIR_COL_F64(b, col)[row]);
         break;
     case WEIR_TYPE_DECIMAL: {
         char tmp[48];

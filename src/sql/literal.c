@@ -18,7 +18,7 @@
 
 #include "sql/parser_internal.h"
 #include "time/timefmt.h"
-#include "util/strtod.h"
+#include "util/cnum.h"
 
 void weir__sql_number_eval(weir_sql_literal *lit)
 {

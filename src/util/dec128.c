@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "util/dec128.h"
-#include "util/strtod.h"
+#include "util/cnum.h"
 
 typedef unsigned __int128 u128;
 

@@ -31,7 +31,7 @@
 #include "connector/connector_internal.h"
 #include "format/convert.h"
 #include "time/timefmt.h"
-#include "util/strtod.h"
+#include "util/cnum.h"
 
 typedef struct dg_column {
     weir_datagen_kind kind;

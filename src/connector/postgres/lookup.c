@@ -19,6 +19,7 @@
 #include "connector/postgres/cdc_internal.h"
 #include "format/convert.h"
 #include "time/timefmt.h"
+#include "util/cnum.h"
 
 typedef struct lk_arg {
     weir_option *opts; /* url, username, password: copied */
@@ -174,7 +175,7 @@ static int put_value(weir_buf *b, const weir_batch *k, uint32_t col,
         n = (size_t)snprintf(t, sizeof t, "%d", WEIR_COL_I32(k, col)[row]);
         return put_elem(b, t, n);
     case WEIR_TYPE_DOUBLE:
-        n = (size_t)snprintf(t, sizeof t, "%.17g", WEIR_COL_F64(k, col)[row]);
+        n = (size_t)weir__format_g17_c(t, sizeof t, WEIR_COL_F64(k, col)[row]);
         return put_elem(b, t, n);
     case WEIR_TYPE_DECIMAL:
         n = weir__fmt_format_decimal_at(k->cols[col].data, row,
