@@ -16,6 +16,7 @@
 #include "connector/connector_internal.h"
 #include "connector/hybrid/hybrid.h"
 #include "connector/postgres/jdbc_sink.h"
+#include "util/cnum.h"
 #include "weir/nexmark.h"
 #ifdef WEIR_HAVE_KAFKA
 #include "connector/kafka/source_internal.h"
@@ -26,7 +27,6 @@
 #endif
 #ifdef WEIR_HAVE_NATS
 #include "connector/nats/nats_internal.h"
-#include "util/cnum.h"
 #endif
 
 /* ---- values ---- */

@@ -872,16 +872,14 @@ static size_t fmt(const weir_expr *e, char *buf, size_t cap, bool exact)
     /* parameters a bind keeps beside the arguments (a unit, an operator) */
     if (exact && (e->p0 || e->p1))
         off = put(buf, cap, off, "#%lld,%lld", (long long)e->p0, (long long)e->p1);
-    if (e->name && (!strcmp(e->name, "CAST") || !strcmp(e->name, "TRY_CAST"))) {
-        char tb[64];
-        off = put(buf, cap, off, " %s", weir_expr_type_name(e->type, (weir_interval_kind)e->iv, tb, sizeof tb));
-    }
-    /* the digest names every call's result type: calls alike but for it
-     * (JSON_VALUE ... RETURNING INT or DOUBLE) compute different values */
-    if (exact) {
-        char tb[256];
+    /* The digest names every call's result type (calls alike but for it,
+     * JSON_VALUE ... RETURNING INT or DOUBLE, compute different values);
+     * the readable form a CAST's and a TRY_CAST's only. */
+    char tb[256];
+    if (exact)
         off = put(buf, cap, off, ":%s", weir_expr_type_name(e->type, (weir_interval_kind)e->iv, tb, sizeof tb));
-    }
+    else if (e->name && (!strcmp(e->name, "CAST") || !strcmp(e->name, "TRY_CAST")))
+        off = put(buf, cap, off, " %s", weir_expr_type_name(e->type, (weir_interval_kind)e->iv, tb, sizeof tb));
     for (uint32_t i = 0; i < e->n_args; i++) {
         off = put(buf, cap, off, " ");
         if (off < cap)

@@ -347,11 +347,8 @@ static bool skip_exponent(const char **p, const char *e)
 
 bool weir__java_double_span(const char *s, size_t len, const char **begin, const char **end)
 {
+    weir__cast_trim(&s, &len);
     const char *p = s, *e = s + len;
-    while (p < e && (unsigned char)*p <= ' ')
-        p++;
-    while (e > p && (unsigned char)e[-1] <= ' ')
-        e--;
     *begin = p;
     if (p < e && (*p == '+' || *p == '-'))
         p++;
