@@ -82,6 +82,7 @@
 
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
+#include "format/convert.h"
 #include "runtime/checkpoint.h"
 #include "time/timefmt.h"
 #include "util/dirlock.h"
@@ -1147,6 +1148,11 @@ static int row_partition(file_sink *s, const weir_batch *b, uint32_t r)
         } else if (b->cols[c].type.id == WEIR_TYPE_STRING ||
                    b->cols[c].type.id == WEIR_TYPE_BYTES) {
             v = weir_batch_str(b, c, r, &len);
+        } else if (b->cols[c].type.id == WEIR_TYPE_DOUBLE) {
+            /* as Flink names it (Double.toString: 0.1, 1.0E22, -0.0, NaN), and as the print sink
+             * writes it; it reads back as the same double */
+            len = (uint32_t)weir__fmt_format_f64_java(WEIR_COL_F64(b, c)[r], tmp);
+            v = tmp;
         } else {
             len = (uint32_t)weir_batch_format_value(b, c, r, tmp, sizeof tmp);
             v = tmp;
