@@ -606,18 +606,23 @@ static void restore_behind_restore_time(int64_t first_ttl)
     weir__backend *e = opened_vlm(clk, ck4, "db4", 100, se);
     weir__backend *all[3] = {n, m, e};
     weir_state **sts[3] = {sn, sm, se};
-    for (int i = 0; i < 3; i++) {
-        weir_manual_clock_set(mc, 5109);
-        cr_assert_eq(setk(all[i], "key2"), 0);
-        expect_plain_entries(sts[i], true);
-        weir_manual_clock_set(mc, 5110);
-        expect_plain_entries(sts[i], false);
-        cr_assert_eq(setk(all[i], "key1"), 0);
-        expect_plain_entries(sts[i], true);
-        weir_manual_clock_set(mc, 10099);
-        expect_plain_entries(sts[i], true);
-        weir_manual_clock_set(mc, 10100);
-        expect_plain_entries(sts[i], false);
+    /* Each time for all three, the clock never going back: a background
+     * compaction of n or e drops what has expired when it runs. */
+    static const struct {
+        int64_t at;
+        const char *key;
+        bool live;
+    } step[] = {{5109, "key2", true},
+                {5110, "key2", false},
+                {5110, "key1", true},
+                {10099, "key1", true},
+                {10100, "key1", false}};
+    for (size_t k = 0; k < sizeof step / sizeof *step; k++) {
+        weir_manual_clock_set(mc, step[k].at);
+        for (int i = 0; i < 3; i++) {
+            cr_assert_eq(setk(all[i], step[k].key), 0);
+            expect_plain_entries(sts[i], step[k].live);
+        }
     }
     weir_buf_fini(&snap);
     for (int i = 0; i < 3; i++) {
@@ -770,14 +775,16 @@ Test(rocksdb, native_checkpoint_unchanged_adds_no_file)
      * count from the first restore with TTL. */
     weir_clock clk = weir_manual_clock_get(mc);
     weir_state *sc[3], *sd[3];
+    /* (the clock never goes back while c is open: a background compaction
+     * drops what has expired when it runs) */
     weir_manual_clock_set(mc, 10060);
     weir__backend *c = opened_vlm(clk, ck[3], "db3", 100, sc);
-    weir_manual_clock_set(mc, 20000);
-    weir__backend *d = opened_vlm(clk, ck[1], "db1", 100, sd);
     weir_manual_clock_set(mc, 10099);
     expect_plain_entries(sc, true);
     weir_manual_clock_set(mc, 10100);
     expect_plain_entries(sc, false);
+    weir_manual_clock_set(mc, 20000);
+    weir__backend *d = opened_vlm(clk, ck[1], "db1", 100, sd);
     weir_manual_clock_set(mc, 20099);
     expect_plain_entries(sd, true);
     weir_manual_clock_set(mc, 20100);
