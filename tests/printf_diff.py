@@ -194,10 +194,11 @@ def double_text(v):
     e = d.adjusted()
     if len(digits) == 1 and Decimal(abs(v)) != d:
         # E-form has a digit after the point: the JDK makes it the nearer one
+        # (rounding may carry into a new leading digit: 1e-7 is 9.99...95E-8, written 1.0E-7)
         exact = Decimal(abs(v))
-        digits = "".join(map(str, exact.quantize(Decimal(1).scaleb(exact.adjusted() - 1),
-                                                 rounding=ROUND_HALF_EVEN).as_tuple().digits))
-        e = exact.adjusted()
+        q = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 1), rounding=ROUND_HALF_EVEN)
+        digits = "".join(map(str, q.as_tuple().digits)).rstrip("0") or "0"
+        e = q.adjusted()
     return sign + digits[0] + "." + (digits[1:] or "0") + "E" + str(e)
 
 
