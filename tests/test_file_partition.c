@@ -288,6 +288,49 @@ Test(file_partition, partition_time_that_cannot_be_read_is_an_error,
     weir_schema_destroy(s);
 }
 
+/* A folder names a scalar value: a nested partition column is refused, by
+ * the options (SQL) with its type, and by the operator itself (the C API),
+ * where its text would be cut to fit and different values share a folder. */
+Test(file_partition, nested_partition_column_is_refused, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    weir_type arr;
+    cr_assert_eq(
+        weir_type_array(weir_type_make(WEIR_TYPE_STRING, true), true, &arr), 0);
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "k", weir_type_make(WEIR_TYPE_BIGINT, false));
+    weir_schema_add(s, "tags", arr);
+    const char *tk[] = {"tags"};
+    weir_connector_env env = {.partition_keys = tk, .n_partition_keys = 1};
+    weir_option o[] = {
+        {"connector", "filesystem"}, {"path", "o"}, {"format", "json"}};
+    weir_operator_spec spec;
+    weir_error err;
+    cr_assert_eq(weir_connector_sink_spec(NULL, o, 3, s, &env, &spec, &err),
+                 WEIR_EUNSUPPORTED);
+    cr_assert_str_eq(err.message,
+                     "filesystem sink: partition column 'tags' has type "
+                     "ARRAY<STRING>; a partition folder names a scalar value");
+    weir_file_sink_config cfg;
+    weir_file_sink_config_init(&cfg);
+    weir_format_options_init(&cfg.format, WEIR_FORMAT_JSON);
+    cfg.path = tpath("n");
+    cfg.partition_keys = tk;
+    cfg.n_partition_keys = 1;
+    spec = spec_of(&cfg);
+    const weir_schema *in[1] = {s};
+    weir_op_info info = {.subtask = 0,
+                         .parallelism = 1,
+                         .max_parallelism = 128,
+                         .n_inputs = 1,
+                         .input_schemas = in,
+                         .batch_size = 64};
+    void *op = NULL;
+    cr_assert_eq(spec.create(spec.arg, &info, &op), WEIR_EUNSUPPORTED);
+    weir_operator_spec_release(&spec);
+    weir_schema_destroy(s);
+}
+
 Test(file_partition, process_time_trigger_on_the_job_clock, .init = make_tmp,
      .fini = cleanup_tmp)
 {

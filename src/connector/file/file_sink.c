@@ -83,6 +83,7 @@
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
 #include "format/convert.h"
+#include "weir/expr.h"
 #include "runtime/checkpoint.h"
 #include "time/timefmt.h"
 #include "util/dirlock.h"
@@ -413,6 +414,18 @@ static int fsink_create(void *argp, const weir_op_info *info, void **out)
                                     "filesystem sink: partition column '%s' is "
                                     "not a column of the table",
                                     a->keys[k]);
+                fsink_close(s);
+                return rc;
+            }
+            weir_type kt = in->fields[s->key_cols[k]].type;
+            if (weir_type_nested_id(kt)) {
+                /* (the SQL planner refuses it first) */
+                char tb[64];
+                rc = weir_error_set(
+                    &s->err, WEIR_EUNSUPPORTED,
+                    "filesystem sink: partition column '%s' has type %s; a "
+                    "partition folder names a scalar value",
+                    a->keys[k], weir_expr_type_name(kt, 0, tb, sizeof tb));
                 fsink_close(s);
                 return rc;
             }

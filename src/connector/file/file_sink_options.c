@@ -11,6 +11,7 @@
 
 #include "connector/connector_internal.h"
 #include "connector/file/fileio.h"
+#include "weir/expr.h"
 
 static const char *const file_sink_known[] = {
     "path",
@@ -231,11 +232,25 @@ int weir_file_sink_spec_opts(const weir_option *opts, size_t n_opts,
     if ((rc = weir__opt_finish(&o, file_sink_known)))
         goto done;
     for (uint32_t k = 0; schema && k < cfg.n_partition_keys; k++) {
-        if (weir_schema_find(schema, cfg.partition_keys[k]) < 0) {
+        int col = weir_schema_find(schema, cfg.partition_keys[k]);
+        if (col < 0) {
             rc = weir_error_set(err, WEIR_EINVAL,
                                 "partition column '%s' is not a column of the "
                                 "table",
                                 cfg.partition_keys[k]);
+            goto done;
+        }
+        /* A folder name holds a scalar's text, which the source reads
+         * back; a nested value's text has no bound and no reader. */
+        if (weir_type_nested_id(schema->fields[col].type)) {
+            char tb[64];
+            rc = weir_error_set(
+                err, WEIR_EUNSUPPORTED,
+                "filesystem sink: partition column '%s' has type %s; a "
+                "partition folder names a scalar value",
+                cfg.partition_keys[k],
+                weir_expr_type_name(schema->fields[col].type, 0, tb,
+                                    sizeof tb));
             goto done;
         }
     }
