@@ -26,7 +26,8 @@ of k=v folders made one of two ways:
     must not be read (above the partition level, hidden '_'/'.' names);
     a value's folder text is the sink's or another text that reads as
     the same value (Flink's `2024-01-01T10:00` for a TIMESTAMP, `1e-07`
-    for a DOUBLE, more fraction digits than a TIME(p) keeps).
+    for a DOUBLE, more fraction digits than a TIME(p) keeps), sometimes
+    two folders of different texts for one partition.
 
 A second `weir run` reads the table at parallelism 1, 2 or 4 (sometimes in
 byte ranges) with a random WHERE: conjunctions of conditions on partition
@@ -448,16 +449,21 @@ def run_case(case):
                 rng.shuffle(order)
             # a value's folder text: the sink's, or another that reads as the same value
             pv = [prs[0][k] for k, _ in keys]
-            folder = os.path.join(case.folder, "tbl", *["%s=%s" % (keys[i][0], dflt if pv[i] is None else
-                                                                    escape(some_text(rng, keys[i][1], pv[i])))
-                                                        for i in order])
+
+            def make_folder(pv=pv, order=order):
+                return os.path.join(case.folder, "tbl", *["%s=%s" % (keys[i][0], dflt if pv[i] is None else
+                                                                      escape(some_text(rng, keys[i][1], pv[i])))
+                                                          for i in order])
+            folder = make_folder()
             if rng.random() < 0.2:
                 folder = os.path.join(folder, "sub")  # files below the partition level are read
-            os.makedirs(folder, exist_ok=True)
             n_files = rng.randint(1, 2)
             for fi in range(n_files):
                 chunk = prs[fi::n_files]
-                fpath = os.path.join(folder, "f%d.%s" % (fi, fmt))
+                # sometimes one value in two folders of different texts (Flink's and weir's)
+                ffolder = make_folder() if fi and rng.random() < 0.3 else folder
+                os.makedirs(ffolder, exist_ok=True)
+                fpath = os.path.join(ffolder, "f%d.%s" % (fi, fmt))
                 with open(fpath, "w") as f:
                     for r in chunk:
                         r["_file"] = os.path.relpath(fpath, case.folder)
