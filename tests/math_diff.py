@@ -5,7 +5,8 @@ model of docs/functions.md ("Types and arithmetic", "Math functions",
 GREATEST / LEAST, BIN / HEX) and of the Java methods Flink calls, written
 with no code of weir's:
   + - * / % and MOD of INT and BIGINT wrap around as Java's int and long
-  do, / truncates toward zero, % and MOD take the dividend's sign
+  do (% of DOUBLEs as Java's, C's fmod; + - * with a DECIMAL by Flink's
+  DECIMAL rules, HALF_UP, NULL past the precision), / truncates toward zero, % and MOD take the dividend's sign
   (INT_MIN / -1 is INT_MIN, INT_MIN % -1 is 0), the result is INT for two
   INTs and BIGINT otherwise; a zero divisor fails the job; with a DOUBLE
   operand IEEE arithmetic (1.0 / 0 is Infinity), a BIGINT read as the
@@ -137,10 +138,28 @@ def ieee(op, a, b):
 def arith(op, a, ta, b, tb):
     """a op b: (value, type); None for NULL; "fail" for a zero integer divisor."""
     t = common_type([ta, tb])
+    if isinstance(t, tuple):  # exact with a DECIMAL: Flink's rules (+ - *), the result HALF_UP, NULL past p
+        (p1, s1), (p2, s2) = dec_parts(ta), dec_parts(tb)
+        if op in "+-":
+            s = max(s1, s2)
+            p = max(p1 - s1, p2 - s2) + s + 1
+        else:
+            p, s = p1 + p2 + 1, s1 + s2
+        if p > 38:
+            p, s = 38, max(38 - (p - s), min(s, 6))
+        t = ("DECIMAL", p, s)
+        if a is None or b is None:
+            return None, t
+        a, b = Decimal(a), Decimal(b)
+        return fit(a + b if op == "+" else a - b if op == "-" else a * b, p, s), t
     if a is None or b is None:
         return None, t
     a, b = to_type(a, ta, t), to_type(b, tb, t)
     if t == "DOUBLE":
+        if op == "%":  # Java's % of doubles: C's fmod
+            if math.isnan(a) or math.isnan(b) or math.isinf(a) or b == 0:
+                return NAN, t
+            return (a if math.isinf(b) else math.fmod(a, b)), t
         return ieee(op, a, b), t
     if op in "/%" and b == 0:
         return "fail", t
@@ -492,15 +511,13 @@ def rand_expr(rng, xt, yt):
     if k < 0.3:  # arithmetic
         op = rng.choice("+-*/%")
         if op in "/%":
-            a = rng.choice(num + ["x"] if op == "/" else ["i", "j", "b", "c"])
-            b = rng.choice(["j", "c"] + (["e", "d"] if op == "/" else []))  # j, c are never 0
-        else:
-            a, b = rng.choice(num), rng.choice(num)
-        if a == "x":
+            a = rng.choice(num + ["x"] if op == "/" else num)
+            b = rng.choice(["j", "c", "e", "d"])  # j, c are never 0
+        else:  # a DECIMAL with an INT, a BIGINT, a DOUBLE or another DECIMAL too
+            a, b = rng.choice(num + ["x", "y"]), rng.choice(num + ["x", "y"])
+        if a == "x" and op == "/":
             b = rng.choice(["j", "c"])
-            p, s = xt[1:]
-            if p > 18:
-                a = "y"
+            a = rng.choice(["x", "y"])
             ty = types[a]
             # DECIMAL / INT: exact, rounded HALF_UP to Flink's scale (decimal_diff covers it widely)
             pp, ss = ty[1:]
