@@ -143,6 +143,9 @@ def arith(op, a, ta, b, tb):
         if op in "+-":
             s = max(s1, s2)
             p = max(p1 - s1, p2 - s2) + s + 1
+        elif op == "%":
+            s = max(s1, s2)
+            p = min(p1 - s1, p2 - s2) + s
         else:
             p, s = p1 + p2 + 1, s1 + s2
         if p > 38:
@@ -151,7 +154,10 @@ def arith(op, a, ta, b, tb):
         if a is None or b is None:
             return None, t
         a, b = Decimal(a), Decimal(b)
-        return fit(a + b if op == "+" else a - b if op == "-" else a * b, p, s), t
+        if op == "%" and b == 0:
+            return "fail", t
+        v = a + b if op == "+" else a - b if op == "-" else a * b if op == "*" else a % b  # % : the dividend's sign
+        return fit(v, p, s), t
     if a is None or b is None:
         return None, t
     a, b = to_type(a, ta, t), to_type(b, tb, t)
@@ -499,22 +505,30 @@ def dtext(d):
 # An expression: (SQL, model(row) -> value | None | "fail" | "skip" | ("near", ...), type)
 
 COLS = {"i": "INT", "j": "INT", "b": "BIGINT", "c": "BIGINT", "d": "DOUBLE", "e": "DOUBLE"}
+# literals as operands (Flink's literal types; a call of literals only is folded when planned)
+LITS = {"3": ("INT", 3), "-7": ("INT", -7), "2147483647": ("INT", INT_MAX), "2147483648": ("BIGINT", 2 ** 31),
+        "9223372036854775807": ("BIGINT", LONG_MAX), "-9223372036854775807": ("BIGINT", -LONG_MAX),
+        "0.5": (("DECIMAL", 1, 1), Decimal("0.5")), "12.25": (("DECIMAL", 4, 2), Decimal("12.25")),
+        "1.5E0": ("DOUBLE", 1.5), "1E308": ("DOUBLE", 1e308), "CAST(NULL AS INT)": ("INT", None),
+        "CAST(NULL AS DOUBLE)": ("DOUBLE", None), "CAST(NULL AS BIGINT)": ("BIGINT", None)}
+NONZERO_LITS = ["3", "-7", "2147483648", "-9223372036854775807", "CAST(NULL AS INT)"]
 TRANSCENDENTAL = ["SQRT", "EXP", "LN", "LOG10", "LOG2", "SIN", "COS", "TAN", "COT", "ASIN", "ACOS", "ATAN", "SINH",
                   "COSH", "TANH", "DEGREES", "RADIANS"]
 
 
 def rand_expr(rng, xt, yt):
     """One random expression over the columns (x: DECIMAL xt, y: DECIMAL yt of at most 18 digits)."""
-    types = dict(COLS, x=xt, y=yt)
+    types = dict(COLS, x=xt, y=yt, **{k: t for k, (t, _) in LITS.items()})
     num = ["i", "j", "b", "c", "d", "e"]
+    lits = list(LITS) if rng.random() < 0.3 else []
     k = rng.random()
     if k < 0.3:  # arithmetic
         op = rng.choice("+-*/%")
         if op in "/%":
-            a = rng.choice(num + ["x"] if op == "/" else num)
-            b = rng.choice(["j", "c", "e", "d"])  # j, c are never 0
+            a = rng.choice(num + ["x"] if op == "/" else num + lits)
+            b = rng.choice(["j", "c", "e", "d"] + (NONZERO_LITS if lits else []))  # j, c are never 0
         else:  # a DECIMAL with an INT, a BIGINT, a DOUBLE or another DECIMAL too
-            a, b = rng.choice(num + ["x", "y"]), rng.choice(num + ["x", "y"])
+            a, b = rng.choice(num + ["x", "y"] + lits), rng.choice(num + ["x", "y"] + lits)
         if a == "x" and op == "/":
             b = rng.choice(["j", "c"])
             a = rng.choice(["x", "y"])
@@ -614,9 +628,10 @@ def rand_expr(rng, xt, yt):
             "DOUBLE"
     if k < 0.94:  # GREATEST, LEAST
         fn = rng.choice(["GREATEST", "LEAST"])
-        args = [rng.choice(["i", "j", "b", "c", "d", "e", "y", "y"]) for _ in range(rng.randint(2, 4))]
-        if "y" in args:  # DECIMALs of up to 18 digits only: a BIGINT with a DECIMAL has more
-            args = [a if types[a] != "BIGINT" else "i" for a in args]
+        args = [rng.choice(["i", "j", "b", "c", "d", "e", "y", "y"] + lits) for _ in range(rng.randint(2, 4))]
+        if any(isinstance(types[a], tuple) for a in args):  # DECIMALs of up to 18 digits only: y alone,
+            args = [a if types[a] != "BIGINT" else "i" for a in args]  # no BIGINT
+            args = [a if not isinstance(types[a], tuple) else "y" for a in args]
             if max(10, yt[1] - yt[2]) + yt[2] > 18:
                 args = [a if types[a] != "INT" else "y" for a in args]
         ts = [types[a] for a in args]
@@ -674,6 +689,8 @@ def run_case(case):
                 *("null" if r[k] is None else '"%s"' % dtext(r[k]) for k in "de"),
                 *("null" if r[k] is None else format(r[k], "f") for k in "xy"), "null" if r["n"] is None else r["n"]))
     exprs = [rand_expr(rng, xt, yt) for _ in range(case.args.exprs)]
+    for r in data:
+        r.update((k, v) for k, (_, v) in LITS.items())
     sel = "CAST(d AS STRING), " + ", ".join("CAST(%s AS STRING), TYPEOF(%s)" % (e, e) for e, _, _ in exprs)
     sql = [
         "CREATE TABLE t (id BIGINT, i INT, j INT, b BIGINT, c BIGINT, dt STRING, et STRING, x DECIMAL(%d, %d), "
@@ -756,7 +773,7 @@ def main():
         ap.add_argument("--rows", type=int, default=int(os.environ.get("WEIR_MATHDIFF_ROWS", "300")))
         ap.add_argument("--exprs", type=int, default=int(os.environ.get("WEIR_MATHDIFF_EXPRS", "24")))
         ap.add_argument("--fail-share", type=float, default=0.5)
-    return diffrun.main("math_diff", run_case, jobs_env="WEIR_MATHDIFF_JOBS", jobs=40, asan_jobs=6,
+    return diffrun.main("math_diff", run_case, jobs_env="WEIR_MATHDIFF_JOBS", jobs=40, asan_jobs=16,
                         one_env="WEIR_MATHDIFF_JOB", out_env="WEIR_MATHDIFF_OUT", add_args=add_args)
 
 

@@ -9,7 +9,7 @@
 # NULL) against a model of docs/functions.md and java.lang.Math
 # (tests/math_diff.py; mpmath gives the exact values of the transcendental
 # functions), results and TYPEOF both; a zero integer divisor must fail the
-# job. Bounded: WEIR_MATHDIFF_JOBS jobs (default 40; 6 under ASan) of
+# job. Bounded: WEIR_MATHDIFF_JOBS jobs (default 40; 16 under ASan) of
 # WEIR_MATHDIFF_ROWS rows (default 300) and WEIR_MATHDIFF_EXPRS expressions
 # (default 24). The seed is printed; WEIR_SEED=S replays a run,
 # WEIR_MATHDIFF_JOB=i one job of it. Failing cases go to WEIR_MATHDIFF_OUT
