@@ -608,7 +608,7 @@ def rand_expr(rng, xt, yt):
     if k < 0.82:  # java.lang.Math
         fn = rng.choice(TRANSCENDENTAL + ["POWER", "POWER", "ATAN2", "LOG", "LOGB"])
         if fn in ("POWER", "ATAN2", "LOGB"):
-            a, b = rng.choice(["d", "d", "e", "i"]), rng.choice(["e", "e", "d", "j"])
+            a, b = rng.choice(["d", "d", "e", "i", "y"]), rng.choice(["e", "e", "d", "j", "y"])
             if fn == "POWER" and rng.random() < 0.3:
                 lit = rng.choice(["2", "3", "0.5", "-1", "1E0", "0", "-2", "1.5E0"])
                 sql, b = "POWER(%s, %s)" % (a, lit), lit
@@ -622,7 +622,7 @@ def rand_expr(rng, xt, yt):
                     return None
                 return java_math(fn, [float(av), float(bv)])
             return sql, m, "DOUBLE"
-        a = rng.choice(["d", "d", "d", "e", "i", "b"])
+        a = rng.choice(["d", "d", "d", "e", "i", "b", "y"])  # a DECIMAL of up to 18 digits as its nearest double
         name = "LN" if fn == "LOG" else fn
         return "%s(%s)" % (fn, a), lambda r, a=a, name=name: None if r[a] is None else java_math(name, [float(r[a])]), \
             "DOUBLE"
