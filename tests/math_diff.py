@@ -681,6 +681,8 @@ def run_case(case):
         data.append({"id": i, "i": maybe(rand_int(rng)), "j": maybe(rand_int(rng) or 1), "b": maybe(rand_long(rng)),
                      "c": maybe(rand_long(rng) or -1), "d": maybe(rand_double(rng)), "e": maybe(rand_double(rng)),
                      "x": maybe(rand_dec(rng, p1, s1)), "y": maybe(rand_dec(rng, p2, s2)), "n": maybe(rand_digits(rng))})
+        if rng.random() < 0.03:  # the one quotient that overflows: MIN / -1 (and MIN % -1)
+            data[-1].update(i=INT_MIN, j=-1, b=LONG_MIN, c=-1)
     with open(case.path("in.json"), "w", encoding="utf-8") as f:
         for r in data:
             f.write('{"id": %d, "i": %s, "j": %s, "b": %s, "c": %s, "dt": %s, "et": %s, "x": %s, "y": %s, "n": %s}\n' % (
