@@ -43,7 +43,10 @@ with no code of weir's:
 Each expression's type is checked with TYPEOF; its value printed through
 CAST(... AS STRING) (a DOUBLE as Double.toString: tests/support/javanum.py).
 Some cases also run a job whose integer or DECIMAL division, % or MOD meets
-a zero divisor, which must fail naming it.
+a zero divisor, which must fail naming it, and one of RAND(seed) and
+RAND_INTEGER(seed, bound) at parallelism 1, which must replay
+java.util.Random's sequences (nextDouble, nextInt(bound) with its rejection
+of draws past the last whole multiple of bound).
 """
 import decimal
 import math
@@ -505,9 +508,11 @@ def dtext(d):
 # An expression: (SQL, model(row) -> value | None | "fail" | "skip" | ("near", ...), type)
 
 COLS = {"i": "INT", "j": "INT", "b": "BIGINT", "c": "BIGINT", "d": "DOUBLE", "e": "DOUBLE"}
-# literals as operands (Flink's literal types; a call of literals only is folded when planned)
+# literals as operands (Flink's literal types, a minus before a number part of it as Calcite's parser
+# makes it; a call of literals only is folded when planned)
 LITS = {"3": ("INT", 3), "-7": ("INT", -7), "2147483647": ("INT", INT_MAX), "2147483648": ("BIGINT", 2 ** 31),
         "9223372036854775807": ("BIGINT", LONG_MAX), "-9223372036854775807": ("BIGINT", -LONG_MAX),
+        "-2147483648": ("INT", INT_MIN), "-9223372036854775808": ("BIGINT", LONG_MIN),  # a minus in the literal
         "0.5": (("DECIMAL", 1, 1), Decimal("0.5")), "12.25": (("DECIMAL", 4, 2), Decimal("12.25")),
         "1.5E0": ("DOUBLE", 1.5), "1E308": ("DOUBLE", 1e308), "CAST(NULL AS INT)": ("INT", None),
         "CAST(NULL AS DOUBLE)": ("DOUBLE", None), "CAST(NULL AS BIGINT)": ("BIGINT", None)}
@@ -744,6 +749,63 @@ def run_case(case):
                 problems.append("%s with %s: got %s, %s" % (sql_e, args, gv, why))
     if rng.random() < case.args.fail_share:
         problems += zero_divisor(case, xt)
+    if rng.random() < 0.3:
+        problems += seeded_rand(case, rows)
+    return problems
+
+
+class JavaRandom:
+    """java.util.Random: RAND(seed) and RAND_INTEGER(seed, bound) replay its sequence."""
+    MULT, MASK = 0x5DEECE66D, (1 << 48) - 1
+
+    def __init__(self, seed):
+        self.seed = (seed ^ self.MULT) & self.MASK
+
+    def next(self, bits):
+        self.seed = (self.seed * self.MULT + 0xB) & self.MASK
+        return low_bits(self.seed >> (48 - bits), 32)
+
+    def next_double(self):
+        return ((self.next(26) << 27) + self.next(27)) * 2.0 ** -53
+
+    def next_int(self, bound):
+        if bound & -bound == bound:
+            return (bound * self.next(31)) >> 31
+        while True:
+            bits = self.next(31)
+            val = bits % bound
+            if low_bits(bits - val + bound - 1, 32) >= 0:  # Java's int overflow rejects the draw
+                return val
+
+
+def seeded_rand(case, rows):
+    """RAND(seed) and RAND_INTEGER(seed, bound), one generator per call, row after row at parallelism 1."""
+    rng = case.rng
+    seeds = [rng.choice([0, 1, 42, -1, INT_MIN, INT_MAX, rng.randint(INT_MIN, INT_MAX)]) for _ in range(3)]
+    bounds = [rng.choice([1, 2, 1024, 2 ** 30, 7, 10, 1000, 1431655766, INT_MAX, rng.randint(1, INT_MAX)])
+              for _ in range(2)]
+    sql = ("CREATE TABLE t (id BIGINT) WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');\n"
+           "SELECT id, RAND(%d), RAND_INTEGER(%d, %d), RAND_INTEGER(%d, %d) FROM t;\n"
+           % (seeds[0], seeds[1], bounds[0], seeds[2], bounds[1]))
+    case.write("rand.sql", sql)
+    r = case.run_weir(["run", "rand.sql", "-D", "parallelism.default=1"])
+    case.counts["seeded RAND jobs"] += 1
+    if r.returncode != 0:
+        return [diffrun.failed_run(r)]
+    gens = [JavaRandom(sd) for sd in seeds]
+    problems = []
+    lines = [ln.split("> ", 1)[-1] for ln in r.stdout.splitlines()]
+    if len(lines) != rows:
+        return ["seeded RAND: %d rows, want %d" % (len(lines), rows)]
+    for k, line in enumerate(lines):
+        want = [str(k), None, str(gens[1].next_int(bounds[0])), str(gens[2].next_int(bounds[1]))]
+        d = gens[0].next_double()
+        cells = line[3:-1].split(", ")
+        if len(cells) != 4 or cells[0] != want[0] or cells[2:] != want[2:] or \
+                double_text_problem(double_text(d), cells[1], case.counts):
+            want[1] = double_text(d)
+            problems.append("%s: got %s, want +I[%s]" % (sql.splitlines()[1], line, ", ".join(want)))
+            break  # the sequences are off from here on
     return problems
 
 
