@@ -19,6 +19,7 @@ PACKAGES=(
   postgresql-15 postgresql-client-15  # a real server the tests start and stop
   libmicrohttpd-dev      # the REST endpoint, /metrics and the web UI
   python3-prometheus-client  # parses /metrics in the tests
+  python3-mpmath         # exact values of the math functions (tests/math_diff.py)
   libyaml-dev            # weir run --config FILE
   libpcre2-dev           # regular expressions with Java's semantics
   libcurl4-openssl-dev   # object storage (S3 API, SigV4)

@@ -1371,7 +1371,20 @@ static int bind_nullif(weir_expr_arena *a, const xfunc *f, weir_expr **args, uin
     return weir_expr_case(a, &eq, &nul, 1, args[0], out, err);
 }
 
-/* GREATEST / LEAST: NULL if any argument is NULL (Flink). */
+/* Java's Double.compare, which Flink's GREATEST and LEAST use: NaN above every other value, -0.0 below 0.0. */
+static int java_double_cmp(double a, double b)
+{
+    if (a < b)
+        return -1;
+    if (a > b)
+        return 1;
+    bool na = isnan(a), nb = isnan(b);
+    if (na || nb)
+        return (int)na - (int)nb;
+    return (int)(signbit(b) != 0) - (int)(signbit(a) != 0);
+}
+
+/* GREATEST / LEAST: NULL if any argument is NULL (Flink); the first of equal values is kept. */
 static int greatest_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)cx, (void)act;
@@ -1382,7 +1395,9 @@ static int greatest_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t 
     for (uint32_t i = 0; i < n; i++) {
         uint32_t best = 0;
         for (uint32_t k = 1; k < e->n_args; k++) {
-            int c = cmp_at(&a[k], i, &a[best], i);
+            int c = e->type.id == WEIR_TYPE_DOUBLE
+                        ? java_double_cmp(((const double *)a[k].data)[i], ((const double *)a[best].data)[i])
+                        : cmp_at(&a[k], i, &a[best], i);
             if (least ? c < 0 : c > 0)
                 best = k;
         }

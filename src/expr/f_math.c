@@ -71,7 +71,7 @@ static int unary_dbl_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t
         L(M_ACOS, acos(v))
         L(M_ATAN, atan(v))
         L(M_DEGREES, v * (180.0 / M_PI))
-        L(M_RADIANS, v / 180.0 * M_PI)
+        L(M_RADIANS, v * (M_PI / 180.0)) /* Java 9 and later: one multiplication, as DEGREES */
         L(M_SINH, sinh(v))
         L(M_COSH, cosh(v))
         L(M_TANH, tanh(v))
@@ -81,6 +81,15 @@ static int unary_dbl_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t
     return 0;
 }
 
+/* Java's Math.pow: C's pow but for a NaN exponent, which gives NaN even for a base of 1, and a base of
+ * +-1 to an infinite power, NaN too (C gives 1 in both). */
+static double java_pow(double x, double y)
+{
+    if (isnan(y) || (isinf(y) && fabs(x) == 1.0))
+        return NAN;
+    return pow(x, y);
+}
+
 static int binary_dbl_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     (void)cx, (void)act;
@@ -88,7 +97,7 @@ static int binary_dbl_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_
     double *o = out->data;
     for (uint32_t i = 0; i < n; i++) {
         switch (e->p0) {
-        case M_POWER: o[i] = pow(x[i], y[i]); break;
+        case M_POWER: o[i] = java_pow(x[i], y[i]); break;
         case M_LOG: o[i] = log(y[i]) / log(x[i]); break; /* LOG(base, x) */
         default: o[i] = atan2(x[i], y[i]);
         }
@@ -178,7 +187,8 @@ static int abs_sign_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t 
         const double *x = a[0].data;
         double *o = out->data;
         for (uint32_t i = 0; i < n; i++)
-            o[i] = sign ? (isnan(x[i]) ? x[i] : (double)((x[i] > 0) - (x[i] < 0))) : fabs(x[i]);
+            /* Math.signum: a zero (-0.0 too) and NaN are their own sign */
+            o[i] = sign ? (isnan(x[i]) || x[i] == 0 ? x[i] : copysign(1.0, x[i])) : fabs(x[i]);
         break;
     }
     default: {
@@ -282,6 +292,12 @@ static double round_dbl(double x, int d, bool trunc)
         return 0.0;
     if (!isfinite(x))
         return x;
+    /* |x| < 10^309 and a non-zero |x| >= 10^-324: past 400 digits either way, x itself or 0 (keeps keep in
+     * range for any INT d) */
+    if (d > 400)
+        return x;
+    if (d < -400)
+        return 0.0;
     char dig[24];
     int dexp;
     int nd = weir__fmt_java_digits(x, true, dig, &dexp), e10 = dexp - 1;
@@ -361,26 +377,34 @@ static int round_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
         break;
     }
     case WEIR_TYPE_INT: {
+        /* The low 32 bits of the rounded value, as Java's BigDecimal.intValue; below -20 digits as at -20. */
         const int32_t *x = a[0].data;
         int32_t *o = out->data;
-        for (uint32_t i = 0; i < n; i++)
-            o[i] = (int32_t)round_exact(x[i], 0, dv ? dv[i] : 0, 0, trunc);
+        for (uint32_t i = 0; i < n; i++) {
+            int d = dv ? dv[i] : 0;
+            o[i] = (int32_t)(uint32_t)round_exact(x[i], 0, d < -20 ? -20 : d, 0, trunc);
+        }
         break;
     }
     default: {
         const int64_t *x = a[0].data;
         int64_t *o = out->data;
-        int s = a[0].type.id == WEIR_TYPE_DECIMAL ? a[0].type.scale : 0;
+        bool dec = a[0].type.id == WEIR_TYPE_DECIMAL;
+        int s = dec ? a[0].type.scale : 0;
         int rs = e->type.id == WEIR_TYPE_DECIMAL ? e->type.scale : 0;
-        __int128 lim = e->type.id == WEIR_TYPE_DECIMAL ? p10(e->type.precision) : ((__int128)1 << 63);
+        __int128 lim = p10(dec ? e->type.precision : 0);
         for (uint32_t i = 0; i < n; i++) {
             if (!x_live(out, act, i))
                 continue;
+            /* Below -20 digits every value rounds to 0 as at -20 (|x| < 10^19 <= 10^20 / 2); 10^(s + 20)
+             * still fits 128 bits. */
             int d = dv ? dv[i] : 0;
-            if (d < -18)
-                d = -19;
+            if (d < -20)
+                d = -20;
             __int128 r = round_exact(x[i], s, d, rs, trunc);
-            if (r >= lim || r < -lim)
+            if (!dec)
+                o[i] = (int64_t)(uint64_t)r; /* BIGINT: the low 64 bits, as Java's BigDecimal.longValue */
+            else if (r >= lim || r <= -lim)
                 x_setnull(cx, out, i);
             else
                 o[i] = (int64_t)r;

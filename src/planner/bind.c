@@ -495,6 +495,16 @@ static int bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
         return plan_error(pc, e->loc, WEIR_EINVAL, "'*' is only allowed as a SELECT item or in COUNT(*)");
     case WEIR_SQL_EXPR_UNARY: {
         weir_expr *a;
+        const weir_sql_expr *x = e->u.unary.operand;
+        if (e->u.unary.op == WEIR_SQL_OP_NEG && x->kind == WEIR_SQL_EXPR_LITERAL &&
+            (x->u.lit.kind == WEIR_SQL_LIT_INTEGER || x->u.lit.kind == WEIR_SQL_LIT_DECIMAL ||
+             x->u.lit.kind == WEIR_SQL_LIT_DOUBLE)) {
+            /* A minus before a number is part of the literal, as Calcite's parser folds it: -2147483648 is
+             * an INT (2147483648 is a BIGINT), -9223372036854775808 a BIGINT. */
+            char buf[130];
+            snprintf(buf, sizeof buf, "-%.*s", (int)x->u.lit.len, x->u.lit.text);
+            return wrap(pc, e, weir_expr_lit_numeric(pc->arena, buf, out, &err), &err);
+        }
         if ((rc = plan_bind_expr(pc, r, as, e->u.unary.operand, &a)))
             return rc;
         if (e->u.unary.op == WEIR_SQL_OP_PLUS) {
