@@ -205,11 +205,12 @@ def to_date(t):
     return d if d in (None, "skip") else "%04d-%02d-%02d" % d
 
 
-def to_timestamp(t):
-    """STRING -> TIMESTAMP(3) as its text yyyy-MM-dd HH:mm:ss.SSS:
+def to_timestamp(t, p=3):
+    """STRING -> TIMESTAMP(p) as its text yyyy-MM-dd HH:mm:ss.SSS:
     yyyy-M[M]-d[d][ H[H]:m[m][:s[s][.f{1,9}]]], a T for the blank and a Z
-    after the time of day accepted too; the fraction cut to milliseconds.
-    Blanks around it: the docs say nothing, so not compared."""
+    after the time of day accepted too; the fraction cut to milliseconds,
+    and below 3 to p digits (CAST to TIMESTAMP(p)). Blanks around it: the
+    docs say nothing, so not compared."""
     if t != t.strip(" ") or control_blank(t):
         return "skip"
     m = TS_TEXT.fullmatch(t)
@@ -221,7 +222,7 @@ def to_timestamp(t):
     h, mi, se = (int(m.group(k) or 0) for k in (5, 6, 7))
     if h > 23 or mi > 59 or se > 59:
         return None
-    ms = (m.group(8) or "").ljust(3, "0")[:3]
+    ms = (m.group(8) or "")[:min(p, 3)].ljust(3, "0")
     return "%04d-%02d-%02d %02d:%02d:%02d.%s" % (d + (h, mi, se, ms))
 
 
@@ -452,6 +453,10 @@ def outputs(p2, s2):
          lambda r: None if r["u"] is None else to_date(r["u"])),
         ("ut", "STRING", "CAST(TRY_CAST(u AS TIMESTAMP(3)) AS STRING)", "text",
          lambda r: None if r["u"] is None else to_timestamp(r["u"])),
+        ("ut0", "STRING", "CAST(TRY_CAST(u AS TIMESTAMP(0)) AS STRING)", "text",
+         lambda r: None if r["u"] is None else to_timestamp(r["u"], 0)),
+        ("ut1", "STRING", "CAST(TRY_CAST(u AS TIMESTAMP(1)) AS STRING)", "text",
+         lambda r: None if r["u"] is None else to_timestamp(r["u"], 1)),
         ("uh0", "STRING", "CAST(TRY_CAST(u AS TIME(0)) AS STRING)", "text",
          lambda r: None if r["u"] is None else to_time(r["u"], 0)),
         ("uh3", "STRING", "CAST(TRY_CAST(u AS TIME(3)) AS STRING)", "text",

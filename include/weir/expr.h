@@ -166,6 +166,15 @@ bool weir_type_numeric_common(weir_type ta, weir_type tb, weir_type *out);
 int weir_expr_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, weir_expr **out,
                    weir_error *err);
 /*
+ * weir_expr_cast to TIMESTAMP(p) or TIMESTAMP_LTZ(p) as SQL writes it: every
+ * TIMESTAMP type keeps milliseconds, and for 0 <= p < 3 the fraction of the
+ * second is then cut to p digits, toward the past (CAST(... AS TIMESTAMP(0))
+ * drops the milliseconds, as in Flink); p < 0 (not written) or >= 3 cuts
+ * nothing. Any other type: weir_expr_cast.
+ */
+int weir_expr_cast_fraction(weir_expr_arena *a, weir_expr *e, weir_type type, int p, bool try_cast, weir_expr **out,
+                            weir_error *err);
+/*
  * Searched CASE WHEN conds[i] THEN vals[i] ... ELSE else_val END (else_val
  * may be NULL = ELSE NULL). A simple CASE x WHEN v ... is built by the
  * caller as conditions x = v.

@@ -580,9 +580,15 @@ int weir__coerce_kind(weir_expr_arena *a, weir_expr **e, weir_type t, uint8_t iv
 
 int weir_expr_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, weir_expr **out, weir_error *err)
 {
+    return weir_expr_cast_fraction(a, e, type, -1, try_cast, out, err);
+}
+
+int weir_expr_cast_fraction(weir_expr_arena *a, weir_expr *e, weir_type type, int p, bool try_cast, weir_expr **out,
+                            weir_error *err)
+{
     if (!a || !e || !out)
         return weir_error_set(err, WEIR_EINVAL, "weir_expr_cast: invalid argument");
-    int rc = weir__build_cast(a, e, type, try_cast, false, out, err);
+    int rc = weir__build_cast_fraction(a, e, type, p, try_cast, out, err);
     if (rc)
         return rc;
     weir__fold(a, out);

@@ -193,7 +193,14 @@ static int cast_kernel(ecx *cx, const weir_expr *e, const xvec *args, uint32_t n
     weir_type from = args[0].type;
     if (from.id == WEIR_TYPE_BIGINT)
         from.precision = e->args[0]->iv; /* an INTERVAL's text is Flink's, not the number's */
-    return weir__cast_vec(cx, e, from, e->type, (e->flags & F_TRY) != 0, &args[0], n, active, out);
+    int rc = weir__cast_vec(cx, e, from, e->type, (e->flags & F_TRY) != 0, &args[0], n, active, out);
+    if (rc || e->p0 <= 1)
+        return rc;
+    /* TIMESTAMP(p), p < 3: the fraction of the second cut to p digits (p0 milliseconds), toward the past */
+    int64_t *o = out->data;
+    for (uint32_t i = 0; i < n; i++)
+        o[i] = (int64_t)((uint64_t)o[i] - (uint64_t)x_floormod(o[i], e->p0));
+    return 0;
 }
 
 int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, bool implicit,
@@ -261,6 +268,23 @@ int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_
     *out = weir__call_node(a, try_cast ? &try_f : &cast_f, &arg, 1, type, cast_kernel, flags);
     (void)implicit;
     return *out ? 0 : weir_error_set(err, WEIR_ENOMEM, "out of memory");
+}
+
+int weir__build_cast_fraction(weir_expr_arena *a, weir_expr *e, weir_type type, int digits, bool try_cast,
+                              weir_expr **out, weir_error *err)
+{
+    int rc = weir__build_cast(a, e, type, try_cast, false, out, err);
+    if (rc || digits < 0 || digits >= 3 || (type.id != WEIR_TYPE_TIMESTAMP && type.id != WEIR_TYPE_TIMESTAMP_LTZ) ||
+        e->type.id == WEIR_TYPE_NULL)
+        return rc;
+    if (*out == e) { /* already of the type: a cast node of its own, which only cuts */
+        static const xfunc cast_f = {"CAST", "CAST(value AS type)", NULL, 0};
+        weir_expr *arg = e;
+        if (!(*out = weir__call_node(a, &cast_f, &arg, 1, e->type, cast_kernel, F_STRICT | F_MAYNULL)))
+            return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    }
+    (*out)->p0 = digits == 0 ? 1000 : digits == 1 ? 100 : 10;
+    return 0;
 }
 
 /* ---- kernels ---- */
@@ -829,7 +853,7 @@ int weir__cast_vec(ecx *cx, const weir_expr *e, weir_type from, weir_type to, bo
                 int64_t ms = ((const int32_t *)in->data)[i] * (from.id == WEIR_TYPE_DATE ? (int64_t)WEIR__MS_PER_DAY : 1);
                 o[i] = ltz ? x_utc(cx, ms) : ms;
             } else if (from.id == WEIR_TYPE_TIMESTAMP) {
-                o[i] = x_utc(cx, ((const int64_t *)in->data)[i]);
+                o[i] = ltz ? x_utc(cx, ((const int64_t *)in->data)[i]) : ((const int64_t *)in->data)[i];
             } else if (from.id == WEIR_TYPE_TIMESTAMP_LTZ) {
                 o[i] = ltz ? ((const int64_t *)in->data)[i] : x_local(cx, ((const int64_t *)in->data)[i]);
             } else if (from.id == WEIR_TYPE_DOUBLE) {

@@ -245,6 +245,10 @@ int weir__coerce_kind(weir_expr_arena *a, weir_expr **e, weir_type t, uint8_t iv
 void weir__fold(weir_expr_arena *a, weir_expr **e);
 int weir__build_cast(weir_expr_arena *a, weir_expr *e, weir_type type, bool try_cast, bool implicit,
                      weir_expr **out, weir_error *err);
+/* weir__build_cast, and to TIMESTAMP(p) / TIMESTAMP_LTZ(p) with 0 <= digits = p < 3 the fraction of the
+ * second then cut to p digits (weir keeps milliseconds in every TIMESTAMP type; CAST cuts as Flink's) */
+int weir__build_cast_fraction(weir_expr_arena *a, weir_expr *e, weir_type type, int digits, bool try_cast,
+                              weir_expr **out, weir_error *err);
 
 /* A builder: binds a call for one function name. */
 typedef struct xfunc xfunc;

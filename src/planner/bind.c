@@ -615,7 +615,9 @@ static int bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
             (rc = plan_type_from_sql(pc, e->u.cast.type, &t)))
             return rc;
         t.nullable = true;
-        return wrap(pc, e, weir_expr_cast(pc->arena, a, t, e->u.cast.try_, out, &err), &err);
+        return wrap(pc, e,
+                    weir_expr_cast_fraction(pc->arena, a, t, e->u.cast.type->precision, e->u.cast.try_, out, &err),
+                    &err);
     }
     case WEIR_SQL_EXPR_EXTRACT: {
         weir_expr *a[2];
