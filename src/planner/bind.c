@@ -498,7 +498,8 @@ static int bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
         const weir_sql_expr *x = e->u.unary.operand;
         if (e->u.unary.op == WEIR_SQL_OP_NEG && x->kind == WEIR_SQL_EXPR_LITERAL &&
             (x->u.lit.kind == WEIR_SQL_LIT_INTEGER || x->u.lit.kind == WEIR_SQL_LIT_DECIMAL ||
-             x->u.lit.kind == WEIR_SQL_LIT_DOUBLE)) {
+             x->u.lit.kind == WEIR_SQL_LIT_DOUBLE) &&
+            x->u.lit.len < 128) {
             /* A minus before a number is part of the literal, as Calcite's parser folds it: -2147483648 is
              * an INT (2147483648 is a BIGINT), -9223372036854775808 a BIGINT. */
             char buf[130];
