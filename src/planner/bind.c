@@ -219,8 +219,11 @@ static int bind_literal(plan_ctx *pc, const weir_sql_expr *e, weir_expr **out)
     case WEIR_SQL_LIT_INTEGER:
     case WEIR_SQL_LIT_DECIMAL:
     case WEIR_SQL_LIT_DOUBLE: {
-        char buf[128];
-        snprintf(buf, sizeof buf, "%.*s", (int)l->len, l->text);
+        char *buf = plan_alloc(pc, (size_t)l->len + 1); /* the whole text: a long one is not cut */
+        if (!buf)
+            return WEIR_ENOMEM;
+        memcpy(buf, l->text, l->len);
+        buf[l->len] = '\0';
         return wrap(pc, e, weir_expr_lit_numeric(pc->arena, buf, out, &err), &err);
     }
     case WEIR_SQL_LIT_STRING: *out = weir_expr_lit_string(pc->arena, l->text, l->len); break;
@@ -498,12 +501,15 @@ static int bind_expr(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
         const weir_sql_expr *x = e->u.unary.operand;
         if (e->u.unary.op == WEIR_SQL_OP_NEG && x->kind == WEIR_SQL_EXPR_LITERAL &&
             (x->u.lit.kind == WEIR_SQL_LIT_INTEGER || x->u.lit.kind == WEIR_SQL_LIT_DECIMAL ||
-             x->u.lit.kind == WEIR_SQL_LIT_DOUBLE) &&
-            x->u.lit.len < 128) {
+             x->u.lit.kind == WEIR_SQL_LIT_DOUBLE)) {
             /* A minus before a number is part of the literal, as Calcite's parser folds it: -2147483648 is
              * an INT (2147483648 is a BIGINT), -9223372036854775808 a BIGINT. */
-            char buf[130];
-            snprintf(buf, sizeof buf, "-%.*s", (int)x->u.lit.len, x->u.lit.text);
+            char *buf = plan_alloc(pc, (size_t)x->u.lit.len + 2);
+            if (!buf)
+                return WEIR_ENOMEM;
+            buf[0] = '-';
+            memcpy(buf + 1, x->u.lit.text, x->u.lit.len);
+            buf[x->u.lit.len + 1] = '\0';
             return wrap(pc, e, weir_expr_lit_numeric(pc->arena, buf, out, &err), &err);
         }
         if ((rc = plan_bind_expr(pc, r, as, e->u.unary.operand, &a)))
