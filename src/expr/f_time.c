@@ -1308,7 +1308,9 @@ static int bind_convert_tz(weir_expr_arena *a, const xfunc *f, weir_expr **args,
                                   "'Europe/Berlin')");
         char name[64];
         xstr v = arg->lit.v.s;
-        snprintf(name, sizeof name, "%.*s", (int)(v.len < sizeof name - 1 ? v.len : sizeof name - 1), v.ptr);
+        if (v.len >= sizeof name) /* no zone's name is this long: not cut into one that is */
+            return weir_error_set(err, WEIR_EPLAN, "CONVERT_TZ: unknown time zone '%.*s...'", 40, v.ptr);
+        snprintf(name, sizeof name, "%.*s", (int)v.len, v.ptr);
         weir_error zerr = {0};
         if (weir__tz_load(name, k == 1 ? &z->from : &z->to, &zerr))
             return weir_error_set(err, WEIR_EPLAN, "CONVERT_TZ: %s", zerr.message);
