@@ -75,7 +75,9 @@ static int calc_digest(weir_stream in, weir_expr *filter, weir_expr *const *expr
         cut |= weir_expr_digest(exprs[i], buf, sizeof buf) >= sizeof buf - 1;
         weir_type t = weir_expr_type(exprs[i]);
         weir_expr_type_name(t, weir_expr_interval(exprs[i]), tb, sizeof tb);
-        rc = weir_buf_printf(dg, "|%s:%s%s AS %s", buf, tb, t.nullable ? "" : " NOT NULL", names[i]);
+        /* the name with its length: a quoted alias may hold '|' and ' AS ' */
+        rc = weir_buf_printf(dg, "|%s:%s%s AS %zu:%s", buf, tb, t.nullable ? "" : " NOT NULL", strlen(names[i]),
+                             names[i]);
     }
     if (!rc && !exprs)
         rc = weir_buf_printf(dg, "|*");
@@ -329,17 +331,29 @@ static int set_alias(plan_ctx *pc, rel *r, const weir_sql_table_ref *ref, const 
     return 0;
 }
 
-/* The digest of a source: its table (its DDL: name, options, computed columns) and the columns it produces. */
-static int source_digest(const cat_table *t, const plan_source_cols *cols, weir_buf *dg)
+/*
+ * The digest of a source: its table (its DDL: name, options, computed columns), the columns it produces and the
+ * partitions it reads (a pruned read lists fewer files than a whole one). A pruning predicate too long for the
+ * buffer gives an empty digest (no reuse).
+ */
+static int source_digest(const cat_table *t, const plan_source_cols *cols, const plan_partitions *parts,
+                         weir_buf *dg)
 {
     weir_buf_init(dg);
     int rc = weir_buf_printf(dg, "Source|%s|%p|%d|", t->name, (const void *)t->ddl, cols->rowtime);
     for (uint32_t i = 0; !rc && i < cols->full->n_fields; i++)
-        rc = weir_buf_printf(dg, "%s,", cols->full->fields[i].name);
+        rc = weir_buf_printf(dg, "%zu:%s,", strlen(cols->full->fields[i].name), cols->full->fields[i].name);
     /* the options, which an OPTIONS hint may change for one reference */
     for (size_t i = 0; !rc && i < t->n_opts; i++)
         rc = weir_buf_printf(dg, "|%zu:%s=%zu:%s", strlen(t->opts[i].key), t->opts[i].key, strlen(t->opts[i].value),
                              t->opts[i].value);
+    if (!rc && parts->filter) {
+        char fb[4096];
+        if (weir_expr_digest(parts->filter, fb, sizeof fb) >= sizeof fb - 1)
+            dg->len = 0;
+        else
+            rc = weir_buf_printf(dg, "|partitions=%s", fb);
+    }
     return rc;
 }
 
@@ -463,12 +477,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
         return rc;
     /* A table read twice with the same columns (and partitions): one source (reuse.c). */
     weir_buf dg;
-    rc = source_digest(t, &cols, &dg);
-    if (!rc && parts.filter) {
-        char fb[1024];
-        weir_expr_digest(parts.filter, fb, sizeof fb);
-        rc = weir_buf_printf(&dg, "|partitions=%s", fb);
-    }
+    rc = source_digest(t, &cols, &parts, &dg);
     const rel *same = rc ? NULL : plan_reuse_find(pc, PLAN_REUSE_SOURCE, &dg);
     weir_buf_fini(&dg);
     if (same) {
@@ -653,7 +662,7 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
     else
         explain_line(pc, "Source[%d]: %s%s", out->s.node, t->name, colbuf);
     out->quals = NULL; /* set by the caller, per use */
-    if (!(rc = source_digest(t, &cols, &dg)))
+    if (!(rc = source_digest(t, &cols, &parts, &dg)))
         rc = plan_reuse_add(pc, PLAN_REUSE_SOURCE, &dg, out);
     weir_buf_fini(&dg);
     return rc;
@@ -1805,8 +1814,8 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         aggs[i].params = c->params;
         aggs[i].n_params = c->n_params;
         rc = weir_buf_printf(&dg, "|%s(%d,%.17g)f%d", fn, c->pre_col, c->param, c->filter_col);
-        if (!rc && c->sep)
-            rc = weir_buf_printf(&dg, "sep'%s'", c->sep);
+        if (!rc && c->sep) /* with its length: a separator may hold anything */
+            rc = weir_buf_printf(&dg, "sep%zu:%s", strlen(c->sep), c->sep);
         for (uint32_t j = 0; !rc && j < c->n_params; j++)
             rc = weir_buf_printf(&dg, "p%.17g", c->params[j]);
     }
