@@ -290,11 +290,22 @@ def group_sql(q):
     items = list(q.keys) + [agg_text(a) for a in q.aggs]
     ttl = "/*+ STATE_TTL('%s' = '%s') */ " % (q.table, q.ttl) if q.ttl else ""
     gb = " GROUP BY %s" % ", ".join(q.group_keys) if q.group_keys else ""
+    keys = ", ".join(q.group_keys)
+    if q.gsets == "ROLLUP" and q.group_keys:
+        gb = " GROUP BY ROLLUP (%s)" % keys
+    elif q.gsets == "CUBE" and q.group_keys:
+        gb = " GROUP BY CUBE (%s)" % keys
+    elif q.gsets == "SETS" and q.group_keys:
+        # each key alone, and once more the first one: a set twice gives its rows twice
+        gb = " GROUP BY GROUPING SETS (%s, (%s))" % (", ".join("(%s)" % k for k in q.group_keys), q.group_keys[0])
     return "SELECT %s%s FROM %s%s%s%s" % (ttl, ", ".join(items), src_ref(q), where_text(q), gb, having_text(q))
 
 
 def group_variant(rng, q):
-    what = rng.choice(["keys", "agg", "agg", "having", "where", "hint", "ttl"])
+    what = rng.choice(["keys", "agg", "agg", "having", "where", "hint", "ttl", "sets"])
+    if what == "sets":
+        return q.copy(gsets=rng.choice([x for x in [None, "ROLLUP", "CUBE", "SETS"] if x != q.gsets])), \
+            "grouping sets"
     if what == "keys":
         return keys_variant(rng, q)
     if what == "having":
@@ -406,7 +417,7 @@ def draw_base(rng, kind, table):
     if rng.random() < 0.4:
         q.where = (rng.choice(where_cols(q)), rng.randint(-1, 3))
     if kind in ("window", "group"):
-        keys = tuple(rng.sample(KEYS, rng.randint(0 if kind == "group" else 0, 2)))
+        keys = tuple(rng.sample(KEYS, rng.randint(0, 2)))
         q.keys = q.group_keys = keys
         q.aggs = tuple(draw_agg(rng, table == "t") for _ in range(rng.randint(1, 3)))
         if rng.random() < 0.3:
@@ -417,8 +428,10 @@ def draw_base(rng, kind, table):
             if q.win[0] == "SESSION" and "k" not in keys:
                 # a session window partitioned by k groups by k
                 q.keys = q.group_keys = ("k",) + keys
-        elif rng.random() < 0.3:
-            q.ttl = "1d"
+        else:
+            q.gsets = rng.choice([None, None, "ROLLUP", "CUBE", "SETS"])
+            if rng.random() < 0.3:
+                q.ttl = "1d"
     elif kind == "topn":
         q.dedup = table != "p" and rng.random() < 0.4  # p has no time attribute
         q.part = rng.choice([None, "k", "g"]) if not q.dedup else rng.choice(["k", "g"])
