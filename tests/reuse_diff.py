@@ -8,16 +8,24 @@ operator instead of adding its own (docs/sql.md, Sub-plan reuse). A digest
 that leaves out something that decides the values merges two different
 operators, and one INSERT silently gets the other's rows. Reuse must never
 change a row, so the oracle is each query run alone: a case draws a base
-query over one bounded source (a JSON file, or datagen, with a watermark)
-and near-duplicates of it that each change one thing that decides values
-(the window's kind, size, slide or offset; the GROUP BY keys; an aggregate's
-function, argument, DISTINCT or FILTER; HAVING; a WHERE literal; a Top-N's N,
-order or partition; a deduplication's order; a join's condition or type; an
-OPTIONS hint on the table; UNION against UNION ALL; DISTINCT), adds the base
-once more unchanged, runs them all as the INSERTs of one job and each alone
-in a job of its own, and compares every sink's rows (an updating sink's
-changelog folded into its final table) with its query's alone. The exact
+query over one bounded source (a JSON file or datagen, each with a
+watermark, or a table partitioned into folders) and near-duplicates of it
+that each change one thing that decides values - the window's kind, size,
+slide, offset or gap, or its GROUP BY function form; the GROUP BY keys
+(order, one more, one fewer) or their grouping sets; an aggregate's
+function, argument, DISTINCT, FILTER or LISTAGG separator; HAVING; a WHERE
+literal (on the partition column too: pruned folders); a Top-N's N, order or
+partition; a deduplication's order; a join's condition or type; an OPTIONS
+hint on the table (another path, datagen seed or bound); a STATE_TTL hint;
+UNION against UNION ALL; DISTINCT - adds the base once more unchanged, runs
+them all as the INSERTs of one job and each alone in a job of its own (with
+the same job settings: mini-batch, two phases, split distinct aggregation,
+drawn per case), and compares every sink's rows, an updating sink's
+changelog folded into its final table, with its query's alone. The exact
 duplicate must show as Reused in EXPLAIN, so the test knows reuse happens.
+What it cannot see: a STATE_TTL longer than the job decides no row, and a
+text that reads like the digest's own delimiters (golden
+reuse_digest_texts) is not drawn.
 """
 import collections
 import datetime
