@@ -737,6 +737,13 @@ done:
         size_t tail = o->len;
         for (uint32_t i = 0; i < nt->n; i++) {
             int rc;
+            if (!span[2 * i] && d->opt.json_fail_on_missing_field) {
+                /* as at the top level (and in Flink, whose nested ROW is read
+                 * by the same converter): at the closing brace */
+                FAIL(d, p - 1, "expected field \"%s\" in the object (json.fail-on-missing-field is true)",
+                     nt->names[i]);
+                goto out;
+            }
             if (!span[2 * i]) {
                 rc = weir_nv_put_null(o);
             } else if (!(rc = weir_buf_reserve(o, span[2 * i + 1]))) {
