@@ -62,7 +62,7 @@ def gen_type(rng, fmt):
     kinds = ["INT", "BIGINT", "DOUBLE", "DECIMAL", "BOOLEAN", "STRING", "BYTES", "DATE", "TIME",
              "TIMESTAMP", "TIMESTAMP_LTZ"]
     if fmt == "json":
-        kinds += ["ARRAY", "ROW"]
+        kinds += ["ARRAY", "ROW", "MAP"]
     k = rng.choice(kinds)
     if k == "DECIMAL":
         p = rng.randint(1, 18)
@@ -83,6 +83,8 @@ def sql_type(t):
         return "ARRAY<INT>"
     if t[0] == "ROW":
         return "ROW<a INT, b STRING>"
+    if t[0] == "MAP":
+        return "MAP<STRING, INT>"
     return t[0]
 
 
@@ -148,6 +150,8 @@ def gen_value(rng, t, newlines=True):
         return [gen_value(rng, ("INT",)) for _ in range(rng.randint(0, 3))]
     if k == "ROW":
         return {"a": gen_value(rng, ("INT",)), "b": gen_value(rng, ("STRING",))}
+    if k == "MAP":  # at most one entry: the print text of a map is in no set order
+        return {gen_str(rng, newlines).replace("=", "-"): gen_value(rng, ("INT",)) for _ in range(rng.randint(0, 1))}
     raise AssertionError(k)
 
 
@@ -237,6 +241,8 @@ def java_text(v, t):
         return "[" + ", ".join(java_text(e, ("INT",)) for e in v) + "]"
     if k == "ROW":
         return "+I[" + java_text(v["a"], ("INT",)) + ", " + java_text(v["b"], ("STRING",)) + "]"
+    if k == "MAP":
+        return "{" + ", ".join("%s=%s" % (mk, java_text(mv, ("INT",))) for mk, mv in v.items()) + "}"
     return str(v)
 
 
@@ -293,12 +299,20 @@ def number_text(v, t, rng, fmt):
             return "+" + str(v)
         return str(v)
     if k == "DOUBLE":
-        if math.isnan(v) or math.isinf(v):
+        if math.isnan(v):
             return None  # no JSON number for it
+        if math.isinf(v):  # past the largest double: an infinity, as Java's parseDouble
+            return ("-" if v < 0 else "") + rng.choice(["1e400", "1.5E+309", "9" * 400])
         r = rng.random()
+        if v == 0 and rng.random() < 0.2:  # below the smallest double: a zero of its sign
+            return ("-" if math.copysign(1, v) < 0 else "") + rng.choice(["1e-400", "2.4e-324"])
         if v == 0:
             return rng.choice(["0", "0.0", "-0" if math.copysign(1, v) < 0 else "0e5", "0E-3"]) \
                 if math.copysign(1, v) > 0 else rng.choice(["-0", "-0.0", "-0e2"])
+        if r < 0.1:
+            # many digits (past the 19 a fast path takes), or every digit of the double
+            text = repr(v) + "0" * rng.randint(1, 25) + "1" if "e" not in repr(v) else "{:f}".format(D(v))
+            return text if float(text) == v else repr(v)
         if r < 0.3:
             return repr(v)
         if r < 0.6:
@@ -307,6 +321,10 @@ def number_text(v, t, rng, fmt):
         return "%se%d" % (dv.scaleb(-dv.adjusted()), dv.adjusted())
     if k == "DECIMAL":
         r = rng.random()
+        if r < 0.15 and v != 0:
+            # a 5 past the scale: Java's HALF_UP rounds it away from zero, to v
+            ulp = D(1).scaleb(-t[2])
+            return ("-" if v < 0 else "") + "{:f}".format(abs(v) - ulp) + ("" if t[2] else ".") + "5"
         if r < 0.5:
             return "{:f}".format(v)
         if r < 0.7 and v != 0:
@@ -328,6 +346,8 @@ def csv_field(v, t, rng, opt):
             return None  # an empty field is the empty value
         return "", True
     if k == "STRING":
+        if opt["quote"] in v[:1]:
+            return v, "must"
         if opt["null"] is not None and v == opt["null"]:
             return v, "must"
         if v.startswith("#") and opt["comments"]:
@@ -339,7 +359,7 @@ def csv_field(v, t, rng, opt):
         text = rng.choice(["true", "false"]) if False else ("true" if v else "false")
         if rng.random() < 0.3:
             text = "".join(c.upper() if rng.random() < 0.5 else c for c in text)
-    elif k == "DOUBLE" and (math.isnan(v) or math.isinf(v)):
+    elif k == "DOUBLE" and (math.isnan(v) or (math.isinf(v) and rng.random() < 0.5)):
         text = java_double(v)
     elif k in ("INT", "BIGINT", "DOUBLE", "DECIMAL"):
         text = number_text(v, t, rng, "csv")
@@ -364,7 +384,7 @@ def csv_quote(text, q):
 
 
 def csv_needs_quote(text, opt):
-    return (not text and False) or opt["delim"] in text or '"' == text[:1] or "\n" in text or "\r" in text
+    return opt["delim"] in text or opt["quote"] == text[:1] or "\n" in text or "\r" in text
 
 
 def csv_record(row, types, rng, opt):
@@ -376,7 +396,7 @@ def csv_record(row, types, rng, opt):
         text, quotable = f
         if quotable == "must" or (quotable and (csv_needs_quote(text, opt) or rng.random() < 0.25)):
             if t[0] == "STRING" or text != "":
-                text = csv_quote(text, '"')
+                text = csv_quote(text, opt["quote"])
         elif not quotable and text == "":
             pass
         out.append(text)
@@ -415,12 +435,13 @@ def json_string(s, rng):
     return "".join(out)
 
 
-def json_value(v, t, rng):
-    """A JSON text of a value; None: leave the member out (NULL)."""
+def json_value(v, t, rng, strict=False):
+    """A JSON text of a value; None: leave the member out (NULL; never when
+    strict: json.fail-on-missing-field)."""
     k = t[0]
     if v is None:
-        return None if rng.random() < 0.4 else "null"
-    if k in ("INT", "BIGINT", "DECIMAL") or (k == "DOUBLE" and not (math.isnan(v) or math.isinf(v))):
+        return None if rng.random() < 0.4 and not strict else "null"
+    if k in ("INT", "BIGINT", "DECIMAL") or (k == "DOUBLE" and not math.isnan(v)):
         text = number_text(v, t, rng, "json")
         if rng.random() < 0.1:
             return json_string(rng.choice(["", " "]) + text + rng.choice(["", " "]), rng)
@@ -447,7 +468,10 @@ def json_value(v, t, rng):
     if k == "ARRAY":
         return "[" + ",".join(json_value(e, ("INT",), rng) or "null" for e in v) + "]"
     if k == "ROW":
-        return json_object([("a", v["a"], ("INT",)), ("b", v["b"], ("STRING",))], rng, extras=False)
+        return json_object([("a", v["a"], ("INT",)), ("b", v["b"], ("STRING",))], rng, strict=strict)
+    if k == "MAP":
+        return "{" + ",".join(json_string(mk, rng) + ":" + (json_value(mv, ("INT",), rng) or "null")
+                              for mk, mv in v.items()) + "}"
     raise AssertionError(k)
 
 
@@ -460,10 +484,10 @@ def json_extra(rng, depth=0):
     return "{" + ",".join('"k%d":%s' % (i, json_extra(rng, depth + 1)) for i in range(rng.randint(0, 3))) + "}"
 
 
-def json_object(members, rng, extras=True):
+def json_object(members, rng, extras=True, strict=False):
     parts = []
     for name, v, t in members:
-        text = json_value(v, t, rng)
+        text = json_value(v, t, rng, strict)
         if text is not None:
             parts.append((json_string(name, rng) if rng.random() < 0.2 else '"%s"' % name, text))
     if extras:
@@ -490,7 +514,7 @@ def time_out(v):
     return "%02d:%02d:%02d" % (h, m, s) + (("." + ("%03d" % f).rstrip("0")) if f else "")
 
 
-def json_out_value(v, t):
+def json_out_value(v, t, iso=False):
     """What the json sink's value parses to with json.loads(parse_float=str, parse_int=str)."""
     if v is None:
         return None
@@ -510,11 +534,13 @@ def json_out_value(v, t):
     if k == "TIME":
         return time_out(v)
     if k in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return ts_out(v, k == "TIMESTAMP_LTZ", False)
+        return ts_out(v, k == "TIMESTAMP_LTZ", iso)
     if k == "ARRAY":
         return [json_out_value(e, ("INT",)) for e in v]
     if k == "ROW":
         return {"a": json_out_value(v["a"], ("INT",)), "b": json_out_value(v["b"], ("STRING",))}
+    if k == "MAP":
+        return {mk: json_out_value(mv, ("INT",)) for mk, mv in v.items()}
     raise AssertionError(k)
 
 
@@ -586,7 +612,8 @@ def run_case1(case):
     nfiles = 1 if split else rng.choice([1, 2, 3])
     policy = rng.choice(["none", "none", "fail", "skip", "dead-letter"])
     opt = {"delim": rng.choice([",", ",", ";", "|", "\t"]), "null": rng.choice([None, None, "\\N", "NULL"]),
-           "comments": rng.random() < 0.3, "header": rng.random() < 0.3}
+           "comments": rng.random() < 0.3, "header": rng.random() < 0.3, "quote": rng.choice(['"', '"', "'"]),
+           "iso": rng.random() < 0.3, "ignore_nulls": rng.random() < 0.3, "strict": rng.random() < 0.4}
     newlines = not (split and fmt == "csv")
     nrows = rng.randint(5, 40)
     rows = []
@@ -623,7 +650,7 @@ def run_case1(case):
             if fmt == "csv":
                 rec = csv_record(r, types, rng, opt)
             else:
-                rec = json_object(list(zip(names, r, types)), rng)
+                rec = json_object(list(zip(names, r, types)), rng, strict=opt["strict"])
             bad = None
             if policy != "none" and (policy != "fail" or fail_left) and rng.random() < (0.2 if policy != "fail"
                                                                                          else 0.1):
@@ -637,6 +664,7 @@ def run_case1(case):
                 # an unterminated quote runs to the end of the file, line break included
                 raw = brec + nl.encode() if what == "unterminated" and fmt == "csv" else brec
                 bads.append((fname, line, len(data) + at - lstart + 1, len(data) + at, len(data), raw))
+                case.counts["bad " + what] += 1
                 data += brec + nl.encode()
                 if policy == "fail":
                     fail_left = 0
@@ -660,6 +688,15 @@ def run_case1(case):
                 o.append("'csv.allow-comments' = 'true'")
             if opt["header"]:
                 o.append("'csv.header' = 'true'")
+            if opt["quote"] != '"':
+                o.append("'csv.quote-character' = '%s'" % opt["quote"].replace("'", "''"))
+        elif kind == "json" and path == "in" and opt["strict"]:
+            o.append("'json.fail-on-missing-field' = 'true'")
+        elif kind == "json" and path == "out":
+            if opt["iso"]:
+                o.append("'json.timestamp-format.standard' = 'ISO-8601'")
+            if opt["ignore_nulls"]:
+                o.append("'json.encode.ignore-null-fields' = 'true'")
         return "CREATE TABLE %s (%s) WITH (%s);\n" % (
             tname, ", ".join("%s %s" % (n, sql_type(t)) for n, t in zip(names, types)), ", ".join(o))
 
@@ -674,7 +711,7 @@ def run_case1(case):
         src = src.replace("WITH (", "WITH ('source.bad-input' = 'dead-letter', "
                                     "'source.dead-letter.path' = 'dead.jsonl', ")
     outfmt = rng.choice(["csv", "json"]) if fmt == "csv" else "json"
-    if outfmt == "csv" and any(t[0] in ("ARRAY", "ROW") for t in types):
+    if outfmt == "csv" and any(t[0] in ("ARRAY", "ROW", "MAP") for t in types):
         outfmt = "json"
     sink = ddl("out", "out", outfmt).replace("CREATE TABLE out", "CREATE TABLE out_t")
     prn = "CREATE TABLE prn (%s) WITH ('connector' = 'print');\n" % ", ".join(
@@ -762,11 +799,12 @@ def check_sink(case, outfmt, names, types, want, rows, bads, opt):
             for ln in text.split("\n"):
                 if ln.strip():
                     o = json.loads(ln, parse_float=str, parse_int=str)
-                    if list(o) != names:
-                        return ["the json sink's keys are %s, want %s" % (list(o), names)]
-                    got[canon_json_out([o[n] for n in names])] += 1
+                    keys = [n for n in names if n in o] if opt["ignore_nulls"] else names
+                    if list(o) != keys or (opt["ignore_nulls"] and None in o.values()):
+                        return ["the json sink's keys are %s, want %s (%s)" % (list(o), keys, ln)]
+                    got[canon_json_out([o.get(n) for n in names])] += 1
         else:
-            rd = csv.reader(io.StringIO(text), delimiter=opt["delim"], quotechar='"', strict=True)
+            rd = csv.reader(io.StringIO(text), delimiter=opt["delim"], quotechar=opt["quote"], strict=True)
             recs = list(rd)
             if opt["header"]:
                 if not recs or recs[0] != names:
@@ -777,7 +815,7 @@ def check_sink(case, outfmt, names, types, want, rows, bads, opt):
     wantc = collections.Counter()
     for r in kept:
         if outfmt == "json":
-            wantc[canon_json_out([json_out_value(v, t) for v, t in zip(r, types)])] += 1
+            wantc[canon_json_out([json_out_value(v, t, opt["iso"]) for v, t in zip(r, types)])] += 1
         else:
             wantc[canon_json_out([opt["null"] if v is None and opt["null"] is not None else csv_out_value(v, t)
                                   for v, t in zip(r, types)])] += 1
@@ -788,7 +826,7 @@ def make_bad(rng, fmt, r, names, types, opt, last):
     """A damaged record: (bytes, offset of the error in it, what)."""
     cols = [i for i, t in enumerate(types) if bad_token(rng, t) is not None]
     kinds = ["token"] if cols else []
-    kinds += ["count", "utf8"] if fmt == "csv" else ["unterminated", "utf8"]
+    kinds += ["count", "utf8"] if fmt == "csv" else ["unterminated", "utf8"] + ["missing"] * 3 * opt["strict"]
     if fmt == "csv" and last:
         kinds.append("unterminated")
     kind = rng.choice(kinds)
@@ -825,7 +863,7 @@ def make_bad(rng, fmt, r, names, types, opt, last):
         # unterminated quote in the last field of the last record
         c = len(texts) - 1
         pre = d.join(texts[:c]) + (d if c else "")
-        return (pre + '"abc').encode(), len(pre.encode()), kind
+        return (pre + opt["quote"] + "abc").encode(), len(pre.encode()), kind
     members = [(n, v, t) for n, v, t in zip(names, r, types)]
     if kind == "token":
         c = rng.choice(cols)
@@ -838,6 +876,19 @@ def make_bad(rng, fmt, r, names, types, opt, last):
             val = '"%s"' % tok
         tail = "".join(',"%s":%s' % (n, simple_json(v, t)) for n, v, t in members[c + 1:]) + "}"
         return (head + val + tail).encode(), len(head.encode()), kind
+    if kind == "missing":  # json.fail-on-missing-field: at the brace of the object that lacks it
+        c = rng.randrange(len(types))
+        rows = [i for i, (v, t) in enumerate(zip(r, types)) if t[0] == "ROW" and v is not None]
+        if rows and rng.random() < 0.7:
+            c = rng.choice(rows)
+            keep = rng.choice(["a", "b"])
+            head = "{" + ",".join('"%s":%s' % (n, simple_json(v, t)) for n, v, t in members[:c])
+            head += ("," if c else "") + '"%s":{"%s":%s' % (names[c], keep, simple_json(r[c][keep], (
+                "INT",) if keep == "a" else ("STRING",)))
+            tail = "}" + "".join(',"%s":%s' % (n, simple_json(v, t)) for n, v, t in members[c + 1:]) + "}"
+            return (head + tail).encode(), len(head.encode()), "missing nested"
+        rec = "{" + ",".join('"%s":%s' % (n, simple_json(v, t)) for n, v, t in members if n != names[c]) + "}"
+        return rec.encode(), len(rec.encode()) - 1, kind
     if kind == "utf8":
         head = '{"id":%d,"zz":"a' % r[0]
         return head.encode() + b"\xff" + b'"}', len(head.encode()), kind
