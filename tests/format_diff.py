@@ -96,7 +96,8 @@ def gen_str(rng, newlines=True):
     if not newlines:
         s = s.replace("\n", "n")
     if rng.random() < 0.1:
-        s = rng.choice([" 12 ", "null", "NULL", "true", "#x", "\"", "a\r\nb" if newlines else "ab"])
+        s = rng.choice([" 12 ", "null", "NULL", "true", "#x", "\"", "a\r\nb" if newlines else "ab",
+                        "1.50", "-0", "1e2", "false", '{"a": [1,2 ], "b":{}}', "[]", "[ null]"])
     return s
 
 
@@ -454,6 +455,8 @@ def json_value(v, t, rng, strict=False):
                                ("true" if v else "false"), rng)
         return "true" if v else "false"
     if k == "STRING":
+        if v in ("1.50", "-0", "1e2", "true", "false", '{"a": [1,2 ], "b":{}}', "[]", "[ null]") and rng.random() < 0.6:
+            return v  # a number, boolean, object or array into STRING: its JSON text as written
         return json_string(v, rng)
     if k == "BYTES":
         return json_string(base64.b64encode(v).decode(), rng)
@@ -925,5 +928,5 @@ def simple_json(v, t):
 
 
 if __name__ == "__main__":
-    sys.exit(diffrun.main("format_diff", run_case, jobs_env="WEIR_FMTDIFF_JOBS", jobs=32, asan_jobs=8,
+    sys.exit(diffrun.main("format_diff", run_case, jobs_env="WEIR_FMTDIFF_JOBS", jobs=100, asan_jobs=24,
                           one_env="WEIR_FMTDIFF_JOB", out_env="WEIR_FMTDIFF_OUT"))

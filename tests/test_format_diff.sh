@@ -11,7 +11,7 @@
 # csv and json modules and read back by weir; damaged records under the
 # fail (FILE:LINE:COL and offset exact), skip (count) and dead-letter
 # (file, line, column, offset, raw exact) policies. Bounded:
-# WEIR_FMTDIFF_JOBS cases (default 32; 8 under ASan). The seed is printed;
+# WEIR_FMTDIFF_JOBS cases (default 100; 24 under ASan). The seed is printed;
 # WEIR_SEED=S replays a run, WEIR_FMTDIFF_JOB=i one case of it. Failing
 # cases go to WEIR_FMTDIFF_OUT (default ./format_diff_failures).
 exec python3 "$2/tests/format_diff.py" --weir "$1" --out "${WEIR_FMTDIFF_OUT:-$PWD/format_diff_failures}"
