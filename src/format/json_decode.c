@@ -1096,14 +1096,14 @@ static int dbz_row(weir_decoder *d, const json_span *sp, int which,
     const json_span *s = &sp[which];
     const char *name = dbz_names[which];
     if (!s->p) {
-        FAIL(d, at, "expected a \"%s\" row image for op \"%c\", found none",
-             name, op);
+        FAIL(d, at, "expected %s \"%s\" row image for op \"%c\", found none",
+             which == DBZ_AFTER ? "an" : "a", name, op);
         return WEIR_EPARSE;
     }
     if (*s->p == 'n') {
         FAIL(d, s->p,
-             "expected a \"%s\" row image for op \"%c\", found null%s", name,
-             op,
+             "expected %s \"%s\" row image for op \"%c\", found null%s",
+             which == DBZ_AFTER ? "an" : "a", name, op,
              which == DBZ_BEFORE
                  ? " (the database does not log the old row: in PostgreSQL "
                    "set REPLICA IDENTITY FULL on the table)"
