@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Randomized differential test of the csv and json formats: read, bad input, write.
+"""Randomized differential test of the csv, json and debezium-json formats: read, bad input, write.
 
 Each case draws a random schema (an INT id, then INT, BIGINT, DOUBLE,
 DECIMAL(p, s), BOOLEAN, STRING, BYTES, DATE, TIME(p), TIMESTAMP(p),
-TIMESTAMP_LTZ(p) columns and, for json, ARRAY<INT> and ROW<a INT, b STRING>)
-and random rows, and writes them into one or more files in random legal
-spellings:
+TIMESTAMP_LTZ(p) columns and, for json, ARRAY<INT>, ROW<a INT, b STRING> and
+MAP<STRING, INT>) and random rows, and writes them into one or more files in
+random legal spellings:
 
   csv:  quoted or not, doubled quotes, delimiters and line breaks inside
         quotes, spaces around numbers, the null literal, comments, a header,
@@ -13,18 +13,28 @@ spellings:
   json: random member order and whitespace, escapes (\\uXXXX, surrogate
         pairs), missing members (NULL) and extra members (skipped, nested
         ones too), numbers as 1e2 / 1.0 / -0 where the type takes them,
-        numbers, booleans and timestamps written as strings.
+        numbers, booleans and timestamps written as strings, numbers past
+        a double's range, numbers, objects and arrays into STRING (their
+        text), json.fail-on-missing-field;
+  debezium-json: each row as the json one, the "after" image of a create or
+        snapshot read in a random envelope (member order, "before" null or
+        left out, other members; schema-include).
 
 A `filesystem` source reads them at parallelism 1 or 2 (sometimes in
 `source.split-size` byte ranges) into a print sink, and into a csv or json
-`filesystem` sink. The printed rows must be the oracle's values as the print
+`filesystem` sink (debezium-json for a debezium-json source; random
+csv.quote-character, json ISO-8601 timestamps, ignore-null-fields). The
+printed rows must be the oracle's values as the print
 connector writes them (Java's Row.toString); the sink's files, parsed with
 Python's csv and json modules, must hold the same values as the docs say
 they are written; and those files read back by weir must print the same rows
 again (a round trip).
 
 Some cases damage records (a bad number, a value out of range, an
-unterminated quote or string, a wrong field count, invalid UTF-8) and read
+unterminated quote or string, a wrong field count, invalid UTF-8, a field
+missing under json.fail-on-missing-field, also in a nested ROW; for
+debezium-json a bad op, a create without "after", or any of the json damage
+inside "after") and read
 them under a policy: fail (the error must be FILE:LINE:COL: error: ...
 (offset N) with the position of the error exactly), skip (the count on
 standard error, and the other rows exact), dead-letter (each JSON line's
@@ -61,7 +71,7 @@ EPOCH = datetime.datetime(1970, 1, 1)
 def gen_type(rng, fmt):
     kinds = ["INT", "BIGINT", "DOUBLE", "DECIMAL", "BOOLEAN", "STRING", "BYTES", "DATE", "TIME",
              "TIMESTAMP", "TIMESTAMP_LTZ"]
-    if fmt == "json":
+    if fmt != "csv":
         kinds += ["ARRAY", "ROW", "MAP"]
     k = rng.choice(kinds)
     if k == "DECIMAL":
@@ -593,7 +603,7 @@ def bad_token(rng, t):
 
 
 def gen_case(rng):
-    fmt = rng.choice(["csv", "json"])
+    fmt = rng.choice(["csv", "csv", "json", "json", "debezium-json"])
     ncols = rng.randint(1, 6)
     types = [("INT",)] + [gen_type(rng, fmt) for _ in range(ncols)]
     names = ["id"] + ["c%d" % i for i in range(1, ncols + 1)]
@@ -616,7 +626,10 @@ def run_case1(case):
     policy = rng.choice(["none", "none", "fail", "skip", "dead-letter"])
     opt = {"delim": rng.choice([",", ",", ";", "|", "\t"]), "null": rng.choice([None, None, "\\N", "NULL"]),
            "comments": rng.random() < 0.3, "header": rng.random() < 0.3, "quote": rng.choice(['"', '"', "'"]),
-           "iso": rng.random() < 0.3, "ignore_nulls": rng.random() < 0.3, "strict": rng.random() < 0.4}
+           "iso": rng.random() < 0.3, "ignore_nulls": rng.random() < 0.3, "strict": rng.random() < 0.4 and fmt == "json",
+           "schema": rng.random() < 0.3}
+    if fmt == "debezium-json":
+        opt["ignore_nulls"] = False
     newlines = not (split and fmt == "csv")
     nrows = rng.randint(5, 40)
     rows = []
@@ -654,10 +667,15 @@ def run_case1(case):
                 rec = csv_record(r, types, rng, opt)
             else:
                 rec = json_object(list(zip(names, r, types)), rng, strict=opt["strict"])
+                if fmt == "debezium-json":
+                    rec = dbz_envelope(rec, rng, opt)
             bad = None
             if policy != "none" and (policy != "fail" or fail_left) and rng.random() < (0.2 if policy != "fail"
                                                                                          else 0.1):
-                bad = make_bad(rng, fmt, r, names, types, opt, last=(ri == len(frows) - 1))
+                if fmt == "debezium-json":
+                    bad = make_bad_dbz(rng, r, names, types, opt)
+                else:
+                    bad = make_bad(rng, fmt, r, names, types, opt, last=(ri == len(frows) - 1))
             if bad is not None:
                 brec, at, what = bad
                 line = data.count(b"\n") + 1
@@ -674,7 +692,7 @@ def run_case1(case):
                 continue
             want[print_line(r, types)] += 1
             data += rec.encode() + nl.encode()
-        if fmt == "json" and rng.random() < 0.2:
+        if fmt != "csv" and rng.random() < 0.2:
             data = data.rstrip(b"\n").rstrip(b"\r")  # no line break after the last record
         with open(case.path(fname), "wb") as f:
             f.write(data)
@@ -695,9 +713,11 @@ def run_case1(case):
                 o.append("'csv.quote-character' = '%s'" % opt["quote"].replace("'", "''"))
         elif kind == "json" and path == "in" and opt["strict"]:
             o.append("'json.fail-on-missing-field' = 'true'")
-        elif kind == "json" and path == "out":
+        elif kind == "debezium-json" and path == "in" and opt["schema"]:
+            o.append("'debezium-json.schema-include' = 'true'")
+        elif kind != "csv" and path == "out":
             if opt["iso"]:
-                o.append("'json.timestamp-format.standard' = 'ISO-8601'")
+                o.append("'%s.timestamp-format.standard' = 'ISO-8601'" % kind)
             if opt["ignore_nulls"]:
                 o.append("'json.encode.ignore-null-fields' = 'true'")
         return "CREATE TABLE %s (%s) WITH (%s);\n" % (
@@ -713,7 +733,7 @@ def run_case1(case):
     elif policy == "dead-letter":
         src = src.replace("WITH (", "WITH ('source.bad-input' = 'dead-letter', "
                                     "'source.dead-letter.path' = 'dead.jsonl', ")
-    outfmt = rng.choice(["csv", "json"]) if fmt == "csv" else "json"
+    outfmt = rng.choice(["csv", "json"]) if fmt == "csv" else fmt
     if outfmt == "csv" and any(t[0] in ("ARRAY", "ROW", "MAP") for t in types):
         outfmt = "json"
     sink = ddl("out", "out", outfmt).replace("CREATE TABLE out", "CREATE TABLE out_t")
@@ -798,10 +818,14 @@ def check_sink(case, outfmt, names, types, want, rows, bads, opt):
     for fn in files:
         with open(case.path("out", fn), encoding="utf-8", newline="") as f:
             text = f.read()
-        if outfmt == "json":
+        if outfmt != "csv":
             for ln in text.split("\n"):
                 if ln.strip():
                     o = json.loads(ln, parse_float=str, parse_int=str)
+                    if outfmt == "debezium-json":
+                        if list(o) != ["before", "after", "op"] or o["before"] is not None or o["op"] != "c":
+                            return ["the debezium-json sink wrote %s for an insertion" % ln]
+                        o = o["after"]
                     keys = [n for n in names if n in o] if opt["ignore_nulls"] else names
                     if list(o) != keys or (opt["ignore_nulls"] and None in o.values()):
                         return ["the json sink's keys are %s, want %s (%s)" % (list(o), keys, ln)]
@@ -817,7 +841,7 @@ def check_sink(case, outfmt, names, types, want, rows, bads, opt):
                 got[canon_json_out(rec)] += 1
     wantc = collections.Counter()
     for r in kept:
-        if outfmt == "json":
+        if outfmt != "csv":
             wantc[canon_json_out([json_out_value(v, t, opt["iso"]) for v, t in zip(r, types)])] += 1
         else:
             wantc[canon_json_out([opt["null"] if v is None and opt["null"] is not None else csv_out_value(v, t)
@@ -897,6 +921,37 @@ def make_bad(rng, fmt, r, names, types, opt, last):
         return head.encode() + b"\xff" + b'"}', len(head.encode()), kind
     head = '{"id":%d,"zz":"abc' % r[0]
     return head.encode(), len(head.encode()), kind
+
+
+def dbz_envelope(after, rng, opt):
+    """A create (or snapshot read) of row image `after` in Debezium's envelope."""
+    members = [('"after"', after), ('"op"', rng.choice(['"c"', '"r"']))]
+    if rng.random() < 0.6:
+        members.append(('"before"', "null"))
+    if rng.random() < 0.3:
+        members.append(('"source"', '{"db":"x","ts_ms":1}'))
+    rng.shuffle(members)
+    env = "{" + ",".join(k + rng.choice(["", " "]) + ":" + v for k, v in members) + "}"
+    if opt["schema"]:
+        env = '{"schema":{"type":"struct","fields":[]},"payload":' + env + "}"
+    return env
+
+
+def make_bad_dbz(rng, r, names, types, opt):
+    """A damaged debezium-json record: (bytes, offset of the error, what)."""
+    pre = '{"schema":null,"payload":' if opt["schema"] else ""
+    post = "}" if opt["schema"] else ""
+    kind = rng.choice(["op", "no after", "row"])
+    if kind == "op":
+        head = pre + '{"before":null,"after":{"id":%d},"op":' % r[0]
+        return (head + rng.choice(['"x"', '"C"', "1", "null"]) + "}" + post).encode(), len(head.encode()), kind
+    if kind == "no after":  # at the start of the envelope
+        return (pre + '{"before":null,"op":"c"}' + post).encode(), len(pre.encode()), kind
+    brec, at, what = make_bad(rng, "json", r, names, types, dict(opt, strict=False), last=False)
+    head = (pre + '{"op":"c","after":').encode()
+    if what == "unterminated":
+        return head + brec, len(head) + at, "row " + what
+    return head + brec + ("}" + post).encode(), len(head) + at, "row " + what
 
 
 def simple_csv_text(v, t, opt):

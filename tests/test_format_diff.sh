@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/test_format_diff.sh WEIR SOURCE_DIR - randomized differential test
-# of the csv and json formats (tests/format_diff.py): random schemas and
+# of the csv, json and debezium-json formats (tests/format_diff.py): random schemas and
 # rows written in random legal spellings (csv quoting, doubled quotes,
 # line breaks in quotes, blanks around numbers, null literal, comments,
 # header, \r\n, byte-order mark; json member order, whitespace, escapes and
