@@ -274,11 +274,9 @@ def printed_rows(stdout):
 def ts_text(v, t, rng, iso=None):
     ms = v.microsecond // 1000
     frac = ""
-    p = t[1]
     if ms or rng.random() < 0.3:
         nd = rng.randint(max(1, len(("%03d" % ms).rstrip("0"))), 3) if ms else rng.randint(1, 3)
         frac = "." + ("%03d" % ms)[:nd]
-    del p
     sep = "T" if (iso if iso is not None else rng.random() < 0.4) else " "
     z = "Z" if sep == "T" and rng.random() < 0.5 else ""
     return java_date(v) + sep + "%02d:%02d:%02d" % (v.hour, v.minute, v.second) + frac + z
@@ -367,7 +365,7 @@ def csv_field(v, t, rng, opt):
     if k == "BYTES":
         return base64.b64encode(v).decode(), True
     if k == "BOOLEAN":
-        text = rng.choice(["true", "false"]) if False else ("true" if v else "false")
+        text = "true" if v else "false"
         if rng.random() < 0.3:
             text = "".join(c.upper() if rng.random() < 0.5 else c for c in text)
     elif k == "DOUBLE" and (math.isnan(v) or (math.isinf(v) and rng.random() < 0.5)):
@@ -408,8 +406,6 @@ def csv_record(row, types, rng, opt):
         if quotable == "must" or (quotable and (csv_needs_quote(text, opt) or rng.random() < 0.25)):
             if t[0] == "STRING" or text != "":
                 text = csv_quote(text, opt["quote"])
-        elif not quotable and text == "":
-            pass
         out.append(text)
     return opt["delim"].join(out)
 
@@ -568,6 +564,10 @@ def csv_out_value(v, t):
         return java_double(v)
     j = json_out_value(v, t)
     return j
+
+
+def no_constant(name):
+    raise ValueError("%s is not JSON" % name)
 
 
 def canon_json_out(row):
@@ -805,10 +805,9 @@ def run_weir(case, job, par):
 
 
 def dl_raw(raw):
-    return raw.decode("utf-8", errors="surrogateescape").encode("utf-8", "surrogateescape").decode(
-        "latin-1") if False else "".join(
-        ch if ord(ch) < 0xDC80 or ord(ch) > 0xDCFF else chr(ord(ch) - 0xDC00)
-        for ch in raw.decode("utf-8", errors="surrogateescape"))
+    """A dead-letter entry's raw text of a record: bytes that are not UTF-8 as \\u00XX."""
+    return "".join(ch if ord(ch) < 0xDC80 or ord(ch) > 0xDCFF else chr(ord(ch) - 0xDC00)
+                   for ch in raw.decode("utf-8", errors="surrogateescape"))
 
 
 def check_sink(case, outfmt, names, types, want, rows, bads, opt):
@@ -821,7 +820,7 @@ def check_sink(case, outfmt, names, types, want, rows, bads, opt):
         if outfmt != "csv":
             for ln in text.split("\n"):
                 if ln.strip():
-                    o = json.loads(ln, parse_float=str, parse_int=str)
+                    o = json.loads(ln, parse_float=str, parse_int=str, parse_constant=no_constant)
                     if outfmt == "debezium-json":
                         if list(o) != ["before", "after", "op"] or o["before"] is not None or o["op"] != "c":
                             return ["the debezium-json sink wrote %s for an insertion" % ln]
@@ -860,11 +859,7 @@ def make_bad(rng, fmt, r, names, types, opt, last):
     d = opt["delim"]
     if fmt == "csv":
         # a plain record: each field unquoted, simple texts
-        texts = [str(i) for i in range(len(types))]
-        plain = []
-        for v, t in zip(r, types):
-            plain.append(simple_csv_text(v, t, opt))
-        texts = plain
+        texts = [simple_csv_text(v, t, opt) for v, t in zip(r, types)]
         if kind == "token":
             c = rng.choice(cols)
             texts[c] = bad_token(rng, types[c])
