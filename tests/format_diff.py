@@ -63,6 +63,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "sup
 import diffrun  # noqa: E402
 
 D = decimal.Decimal
+decimal.getcontext().prec = 200  # exact for every DECIMAL(38, s) and double here
 EPOCH = datetime.datetime(1970, 1, 1)
 
 # ---- types and values -------------------------------------------------------
@@ -75,8 +76,8 @@ def gen_type(rng, fmt):
         kinds += ["ARRAY", "ROW", "MAP"]
     k = rng.choice(kinds)
     if k == "DECIMAL":
-        p = rng.randint(1, 18)
-        return ("DECIMAL", p, rng.randint(0, min(p, 8)))
+        p = rng.choice([rng.randint(1, 18), rng.randint(19, 38)])  # 64 and 128 bits
+        return ("DECIMAL", p, rng.randint(0, min(p, rng.choice([8, 20]))))
     if k in ("TIME", "TIMESTAMP", "TIMESTAMP_LTZ"):
         return (k, rng.randint(0, 3))
     return (k,)
