@@ -31,7 +31,8 @@ they are written; and those files read back by weir must print the same rows
 again (a round trip).
 
 Some cases damage records (a bad number, a value out of range, an
-unterminated quote or string, a wrong field count, invalid UTF-8, a field
+unterminated quote or string, a wrong field count, invalid UTF-8 (in quoted
+fields too), raw control characters and lone surrogates in JSON strings, a field
 missing under json.fail-on-missing-field, also in a nested ROW; for
 debezium-json a bad op, a create without "after", or any of the json damage
 inside "after") and read
@@ -853,7 +854,8 @@ def make_bad(rng, fmt, r, names, types, opt, last):
     """A damaged record: (bytes, offset of the error in it, what)."""
     cols = [i for i, t in enumerate(types) if bad_token(rng, t) is not None]
     kinds = ["token"] if cols else []
-    kinds += ["count", "utf8"] if fmt == "csv" else ["unterminated", "utf8"] + ["missing"] * 3 * opt["strict"]
+    kinds += ["count", "utf8"] if fmt == "csv" else ["unterminated", "utf8", "control", "surrogate"] + \
+        ["missing"] * 3 * opt["strict"]
     if fmt == "csv" and last:
         kinds.append("unterminated")
     kind = rng.choice(kinds)
@@ -879,10 +881,13 @@ def make_bad(rng, fmt, r, names, types, opt, last):
                 return rec.encode(), len(d.join(texts).encode()), "count"
             c = rng.choice(sc)
             pre = d.join(texts[:c]) + (d if c else "")
-            fld = b"ab\xff" if rng.random() < 0.5 else b"\xc3"
+            fld = rng.choice([b"ab\xff", b"\xc3", b"\xed\xa0\x80x", b"\xc0\xafz"])  # bad, cut, a surrogate, overlong
+            q = opt["quote"].encode()
+            if rng.random() < 0.5:  # quoted, with or without doubled quotes (and a delimiter) before the bad byte
+                fld = q + rng.choice([b"", q + q + d.encode(), d.encode() + q + q + b"x" + q + q]) + fld + q
             rest = (d + d.join(texts[c + 1:])) if c + 1 < len(texts) else ""
-            return pre.encode() + fld + rest.encode(), len(pre.encode()) + fld.index(b"\xff" if b"\xff" in fld
-                                                                                    else b"\xc3"), kind
+            bad_at = min(fld.index(x) for x in (b"\xff", b"\xc3", b"\xed", b"\xc0") if x in fld)
+            return pre.encode() + fld + rest.encode(), len(pre.encode()) + bad_at, kind
         # unterminated quote in the last field of the last record
         c = len(texts) - 1
         pre = d.join(texts[:c]) + (d if c else "")
@@ -912,6 +917,14 @@ def make_bad(rng, fmt, r, names, types, opt, last):
             return (head + tail).encode(), len(head.encode()), "missing nested"
         rec = "{" + ",".join('"%s":%s' % (n, simple_json(v, t)) for n, v, t in members if n != names[c]) + "}"
         return rec.encode(), len(rec.encode()) - 1, kind
+    if kind == "control":  # a raw control character in a string
+        head = '{"id":%d,"zz":"a' % r[0]
+        return head.encode() + rng.choice([b"\t", b"\x01", b"\x1f", b"\r"]) + b'"}', len(head.encode()), kind
+    if kind == "surrogate":  # a lone surrogate: at the escape after a high one, or at a low one's
+        head = '{"id":%d,"zz":"a' % r[0]
+        if rng.random() < 0.5:
+            return (head + "\\ud83dx\"}").encode(), len(head) + 6, kind
+        return (head + "\\ude00\"}").encode(), len(head), kind
     if kind == "utf8":
         head = '{"id":%d,"zz":"a' % r[0]
         return head.encode() + b"\xff" + b'"}', len(head.encode()), kind
