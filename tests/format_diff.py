@@ -677,11 +677,12 @@ def run_case1(case):
                 if fmt == "debezium-json":
                     bad = make_bad_dbz(rng, r, names, types, opt)
                 else:
-                    bad = make_bad(rng, fmt, r, names, types, opt, last=(ri == len(frows) - 1))
+                    bad = make_bad(rng, fmt, r, names, types, opt, last=(ri == len(frows) - 1), newlines=newlines)
             if bad is not None:
                 brec, at, what = bad
-                line = data.count(b"\n") + 1
-                lstart = data.rfind(b"\n") + 1
+                full = bytes(data) + brec  # the error's line and column (a record may span lines)
+                line = full[:len(data) + at].count(b"\n") + 1
+                lstart = full.rfind(b"\n", 0, len(data) + at) + 1
                 if lstart == 0 and data.startswith(b"\xef\xbb\xbf"):
                     lstart = 3  # columns count from after the byte-order mark
                 # an unterminated quote runs to the end of the file, line break included
@@ -850,7 +851,7 @@ def check_sink(case, outfmt, names, types, want, rows, bads, opt):
     return diffrun.multiset_problems("%s sink" % outfmt, wantc, got)
 
 
-def make_bad(rng, fmt, r, names, types, opt, last):
+def make_bad(rng, fmt, r, names, types, opt, last, newlines=False):
     """A damaged record: (bytes, offset of the error in it, what)."""
     cols = [i for i, t in enumerate(types) if bad_token(rng, t) is not None]
     kinds = ["token"] if cols else []
@@ -866,6 +867,10 @@ def make_bad(rng, fmt, r, names, types, opt, last):
         if kind == "token":
             c = rng.choice(cols)
             texts[c] = bad_token(rng, types[c])
+            sc = [i for i in range(c) if types[i][0] == "STRING"]
+            if sc and newlines and rng.random() < 0.5:  # a line break in a quoted field before it
+                q = opt["quote"]
+                texts[rng.choice(sc)] = q + rng.choice(["\n", "x\ny", "\r\n\n"]) + q
             at = sum(len(x.encode()) + 1 for x in texts[:c])
             return d.join(texts).encode(), at, kind
         if kind == "count":
