@@ -766,6 +766,10 @@ def run_case1(case):
             problems.append("skipped %d bad records by standard error, want %d: %s" % (n, len(bads), p.stderr))
     if policy == "dead-letter":
         case.counts["dead-letter"] += len(bads)
+        n = sum(int(m) for m in re.findall(r"(\d+) bad records? written to the dead-letter file", p.stderr))
+        if n != len(bads):
+            problems.append("%d bad records written to the dead-letter file by standard error, want %d: %s"
+                            % (n, len(bads), p.stderr))
         got = []
         if os.path.exists(case.path("dead.jsonl")):
             with open(case.path("dead.jsonl"), encoding="utf-8") as f:
