@@ -1398,12 +1398,18 @@ static int fs_open_split(void *p, const char *id, const void *pos,
     file_reader *r = s->spare;
     s->spare = NULL;
     bool reopen = r && !strcmp(r->path, sp->path);
+    /* Where the range before ended: the first record start after its last
+     * record, so no record starts between its end and there. */
+    bool knows_next = false;
+    uint64_t next_start = 0;
     if (r && !reopen) {
         reader_free(r);
         r = NULL;
     }
     if (reopen) {
         file_reader keep = *r;
+        knows_next = keep.done;
+        next_start = keep.file_off + keep.pos;
         memset(r, 0, sizeof *r);
         r->fd = keep.fd;
         r->path = keep.path;
@@ -1474,7 +1480,13 @@ static int fs_open_split(void *p, const char *id, const void *pos,
     if (has_pos) {
         r->file_off = resume;
     } else if (sp->start > 0) {
-        if ((rc = align(r, sp->start, err)))
+        /* A range that starts inside the last record of the range before
+         * begins where that record ends: no scan for a line break that may
+         * lie ranges ahead (a record longer than the ranges would be
+         * scanned once for each range in it) */
+        if (knows_next && next_start >= sp->start)
+            r->file_off = next_start;
+        else if ((rc = align(r, sp->start, err)))
             goto fail;
     }
     uint64_t start_off = r->file_off + r->pos;
