@@ -65,6 +65,7 @@ import diffrun  # noqa: E402
 
 D = decimal.Decimal
 decimal.getcontext().prec = 200  # exact for every DECIMAL(38, s) and double here
+csv.field_size_limit(1 << 30)  # a field may be longer than the read buffer (1 MiB)
 EPOCH = datetime.datetime(1970, 1, 1)
 
 # ---- types and values -------------------------------------------------------
@@ -641,6 +642,11 @@ def run_case1(case):
         if fmt == "csv" and opt["null"] is None:  # no spelling of a NULL STRING or BYTES
             r = [{"STRING": "", "BYTES": b""}.get(t[0], v) if v is None else v for v, t in zip(r, types)]
         rows.append(r)
+    strs = [i for i, t in enumerate(types) if t[0] == "STRING"]
+    if strs and rng.random() < 0.03:  # a record longer than the 1 MiB read buffer
+        piece = gen_str(rng, newlines) + "x"
+        rows[rng.randrange(nrows)][rng.choice(strs)] = piece * (rng.randint(1000000, 1150000) // len(piece))
+        case.counts["long records"] += 1
     case.note = "%s %s p=%d split=%s files=%d policy=%s opt=%s" % (
         fmt, ", ".join("%s %s" % (n, sql_type(t)) for n, t in zip(names, types)), par, split, nfiles, policy, opt)
     batch = rng.choice([None, None, 1, 3, 8])  # rows per batch: records across batches
