@@ -164,6 +164,7 @@ typedef struct file_source {
      * opens it once. Local files only. NULL: none.
      */
     struct file_reader *spare;
+    uint32_t find_next; /* where find_split looks first: after the split found last */
 } file_source;
 
 typedef struct file_reader {
@@ -1223,9 +1224,15 @@ static bool parse_range(const file_source *s, const char *id, size_t *path_len,
 static const file_split *find_split(file_source *s, const char *id,
                                     weir_error *err)
 {
-    for (uint32_t i = 0; i < s->n_splits; i++)
-        if (strcmp(s->splits[i].id, id) == 0)
+    /* from the split after the one found last: a subtask opens its splits
+     * in list order, and a file in small byte ranges may have many */
+    for (uint32_t k = 0; k < s->n_splits; k++) {
+        uint32_t i = (s->find_next + k) % s->n_splits;
+        if (strcmp(s->splits[i].id, id) == 0) {
+            s->find_next = i + 1;
             return &s->splits[i];
+        }
+    }
     /* An id from an earlier run (restore): "path" or "path@start-[end]". */
     size_t path_len = 0;
     uint64_t start = 0, end = UINT64_MAX;
