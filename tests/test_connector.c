@@ -579,6 +579,62 @@ Test(file_source, ranges_of_one_file_share_one_reader, .init = make_tmp,
     weir_schema_destroy(s);
 }
 
+static uint64_t n_pread_bytes;
+
+static ssize_t counting_pread(int fd, void *buf, size_t n, off_t off)
+{
+    ssize_t got = pread(fd, buf, n, off);
+    if (got > 0)
+        n_pread_bytes += (uint64_t)got;
+    return got;
+}
+
+/*
+ * A range that starts inside the last record of the range before it (a
+ * record longer than the ranges) begins where that record ends: the file is
+ * read about once, not once more for every range inside the long record
+ * (each of which used to scan ahead for the line break that ends it).
+ */
+Test(file_source, ranges_inside_a_long_record_read_nothing_again, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    enum { LONG = 200000 };
+    static char text[LONG + 256];
+    char *o = text;
+    o += sprintf(o, "{\"k\": 1, \"v\": \"a\"}\n{\"k\": 2, \"v\": \"");
+    memset(o, 'x', LONG);
+    o += LONG;
+    o += sprintf(o, "\"}\n{\"k\": 3, \"v\": \"c\"}\n");
+    write_file(tpath("long.json"), text);
+    weir_schema *s = kv_schema();
+    weir_file_source_config cfg;
+    weir_file_source_config_init(&cfg);
+    cfg.path = tpath("long.json");
+    cfg.split_size_bytes = 100; /* about 2000 ranges inside the long record */
+    src_handle h;
+    file_source(&h, &cfg, s);
+    src_open(&h, 0, 1);
+    static const char *ids[4096];
+    uint32_t n = discover_all(&h, ids, 4096);
+    cr_assert_gt(n, 1000u);
+    weir__file_io io = weir__fio_posix;
+    io.pread = counting_pread;
+    weir__fio = &io;
+    n_pread_bytes = 0;
+    static char got[16384];
+    got[0] = '\0';
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(read_split(&h, ids[i], NULL, 0, 7, 0, got, sizeof got, NULL), 0, "%s", h.err.message);
+    weir__fio = &weir__fio_posix;
+    cr_assert_eq(strncmp(got, "1:a\n2:xxx", 9), 0, "%.40s", got);
+    cr_assert(strstr(got, "\n3:c\n"), "the record after the long one: %s", got);
+    size_t size = strlen(text);
+    cr_assert_lt(n_pread_bytes, 2 * (uint64_t)size, "%llu bytes read of a file of %zu",
+                 (unsigned long long)n_pread_bytes, size);
+    src_close(&h);
+    weir_schema_destroy(s);
+}
+
 Test(file_source, ranges_dealt_in_stride_continue_each_other,
      .init = make_tmp, .fini = cleanup_tmp)
 {

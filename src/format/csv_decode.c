@@ -53,6 +53,7 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len,
     char msg[64];
     for (;;) {
         const char *fstart = p, *s;
+        const char *unescaped_from = NULL; /* a quoted field's text, when s is its copy */
         size_t n;
         bool quoted = false;
         if (col >= d->ncols) {
@@ -100,6 +101,7 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len,
                 }
                 s = o;
                 n = on;
+                unescaped_from = cs;
             }
             p = close + 1;
             if (p < end && *p != delim) {
@@ -127,9 +129,14 @@ int weir__csv_decode(weir_decoder *d, const char *rec, size_t len,
                 ascii == n ? n
                            : ascii + weir__fmt_utf8_check(s + ascii, n - ascii);
             if (bad != n) {
-                /* Positions inside an unescaped copy map back only for unquoted
-                 * fields. */
-                const char *at = s >= rec && s <= end ? s + bad : fstart;
+                /* In the copy of a field with doubled quotes, each quote
+                 * before the bad byte stood for two in the record. */
+                const char *at = s + bad;
+                if (unescaped_from) {
+                    at = unescaped_from;
+                    for (size_t i = 0; i < bad; i++)
+                        at += s[i] == q ? 2 : 1;
+                }
                 FAIL(d, at, "expected valid UTF-8 in field \"%s\", found %s",
                      d->schema->fields[col].name,
                      describe_char(s + bad, s + n, msg, sizeof msg));

@@ -737,6 +737,13 @@ done:
         size_t tail = o->len;
         for (uint32_t i = 0; i < nt->n; i++) {
             int rc;
+            if (!span[2 * i] && d->opt.json_fail_on_missing_field) {
+                /* as at the top level (and in Flink, whose nested ROW is read
+                 * by the same converter): at the closing brace */
+                FAIL(d, p - 1, "expected field \"%s\" in the object (json.fail-on-missing-field is true)",
+                     nt->names[i]);
+                goto out;
+            }
             if (!span[2 * i]) {
                 rc = weir_nv_put_null(o);
             } else if (!(rc = weir_buf_reserve(o, span[2 * i + 1]))) {
@@ -1089,14 +1096,14 @@ static int dbz_row(weir_decoder *d, const json_span *sp, int which,
     const json_span *s = &sp[which];
     const char *name = dbz_names[which];
     if (!s->p) {
-        FAIL(d, at, "expected a \"%s\" row image for op \"%c\", found none",
-             name, op);
+        FAIL(d, at, "expected %s \"%s\" row image for op \"%c\", found none",
+             which == DBZ_AFTER ? "an" : "a", name, op);
         return WEIR_EPARSE;
     }
     if (*s->p == 'n') {
         FAIL(d, s->p,
-             "expected a \"%s\" row image for op \"%c\", found null%s", name,
-             op,
+             "expected %s \"%s\" row image for op \"%c\", found null%s",
+             which == DBZ_AFTER ? "an" : "a", name, op,
              which == DBZ_BEFORE
                  ? " (the database does not log the old row: in PostgreSQL "
                    "set REPLICA IDENTITY FULL on the table)"

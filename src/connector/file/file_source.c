@@ -164,6 +164,7 @@ typedef struct file_source {
      * opens it once. Local files only. NULL: none.
      */
     struct file_reader *spare;
+    uint32_t find_next; /* where find_split looks first: after the split found last */
 } file_source;
 
 typedef struct file_reader {
@@ -1223,9 +1224,15 @@ static bool parse_range(const file_source *s, const char *id, size_t *path_len,
 static const file_split *find_split(file_source *s, const char *id,
                                     weir_error *err)
 {
-    for (uint32_t i = 0; i < s->n_splits; i++)
-        if (strcmp(s->splits[i].id, id) == 0)
+    /* from the split after the one found last: a subtask opens its splits
+     * in list order, and a file in small byte ranges may have many */
+    for (uint32_t k = 0; k < s->n_splits; k++) {
+        uint32_t i = (s->find_next + k) % s->n_splits;
+        if (strcmp(s->splits[i].id, id) == 0) {
+            s->find_next = i + 1;
             return &s->splits[i];
+        }
+    }
     /* An id from an earlier run (restore): "path" or "path@start-[end]". */
     size_t path_len = 0;
     uint64_t start = 0, end = UINT64_MAX;
@@ -1398,12 +1405,18 @@ static int fs_open_split(void *p, const char *id, const void *pos,
     file_reader *r = s->spare;
     s->spare = NULL;
     bool reopen = r && !strcmp(r->path, sp->path);
+    /* Where the range before ended: the first record start after its last
+     * record, so no record starts between its end and there. */
+    bool knows_next = false;
+    uint64_t next_start = 0;
     if (r && !reopen) {
         reader_free(r);
         r = NULL;
     }
     if (reopen) {
         file_reader keep = *r;
+        knows_next = keep.done;
+        next_start = keep.file_off + keep.pos;
         memset(r, 0, sizeof *r);
         r->fd = keep.fd;
         r->path = keep.path;
@@ -1474,7 +1487,13 @@ static int fs_open_split(void *p, const char *id, const void *pos,
     if (has_pos) {
         r->file_off = resume;
     } else if (sp->start > 0) {
-        if ((rc = align(r, sp->start, err)))
+        /* A range that starts inside the last record of the range before
+         * begins where that record ends: no scan for a line break that may
+         * lie ranges ahead (a record longer than the ranges would be
+         * scanned once for each range in it) */
+        if (knows_next && next_start >= sp->start)
+            r->file_off = next_start;
+        else if ((rc = align(r, sp->start, err)))
             goto fail;
     }
     uint64_t start_off = r->file_off + r->pos;
