@@ -31,6 +31,7 @@ import collections
 import datetime
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
@@ -110,7 +111,12 @@ def win_text(q):
     if kind == "TUMBLE":
         args = "INTERVAL '%d' SECOND" % a
     elif kind == "SESSION":
-        return "SESSION(TABLE %s PARTITION BY k, DESCRIPTOR(ts), INTERVAL '%d' SECOND)" % (src_ref(q), a)
+        # sessions are formed per group: a PARTITION BY names exactly the GROUP BY keys (others are refused)
+        keys = list(getattr(q, "group_keys", ()) or ())
+        part = ""
+        if keys and all(re.fullmatch(r"\w+", k) for k in keys):
+            part = " PARTITION BY %s" % (keys[0] if len(keys) == 1 else "(%s)" % ", ".join(keys))
+        return "SESSION(TABLE %s%s, DESCRIPTOR(ts), INTERVAL '%d' SECOND)" % (src_ref(q), part, a)
     else:
         args = "INTERVAL '%d' SECOND, INTERVAL '%d' SECOND" % (a, b)
     if off:

@@ -129,6 +129,10 @@ typedef struct rel_window {
     const weir_schema *stream_schema;
     bool proctime;                   /* over a processing-time attribute: windows by the job's clock */
     weir_sql_loc loc;
+    /* SESSION(TABLE t PARTITION BY ...): its columns (the window aggregation checks them against its keys) */
+    uint32_t n_part;
+    uint32_t part_col[WEIR_KEY_MAX_COLS];
+    weir_sql_loc part_loc;
 } rel_window;
 
 /*

@@ -918,6 +918,29 @@ static int add_window_columns(plan_ctx *pc, rel *r)
     return 0;
 }
 
+/*
+ * Whether a window aggregation over SESSION(TABLE t PARTITION BY ...) groups by exactly those columns (in any
+ * order): sessions are formed per group, which are then the partitions' sessions.
+ */
+static bool session_part_is_keys(const rel *in, const agg_scope *as)
+{
+    for (uint32_t i = 0; i < as->n_keys; i++) {
+        bool found = false;
+        for (uint32_t j = 0; j < in->win.n_part && !found; j++)
+            found = as->key_in_col[i] == (int32_t)in->win.part_col[j];
+        if (!found)
+            return false;
+    }
+    for (uint32_t j = 0; j < in->win.n_part; j++) {
+        bool found = false;
+        for (uint32_t i = 0; i < as->n_keys && !found; i++)
+            found = as->key_in_col[i] == (int32_t)in->win.part_col[j];
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 /* TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])) and HOP, CUMULATE, SESSION. */
 static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
 {
@@ -977,9 +1000,27 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
     weir_error err = {0};
     if (weir_window_assigner_check(&a, &err))
         return plan_error(pc, call->loc, WEIR_EINVAL, "%s", err.message);
+    uint32_t n_part = data->u.table_arg.n_partition_by, part[WEIR_KEY_MAX_COLS];
+    if (n_part && !session)
+        return plan_error(pc, data->u.table_arg.partition_by[0]->loc, WEIR_EPLAN,
+                          "%s takes no PARTITION BY (only SESSION does)", fn);
+    if (n_part > WEIR_KEY_MAX_COLS)
+        return plan_error(pc, data->u.table_arg.partition_by[0]->loc, WEIR_EUNSUPPORTED,
+                          "SESSION: at most %d PARTITION BY columns", WEIR_KEY_MAX_COLS);
+    for (uint32_t i = 0; i < n_part; i++) {
+        const weir_sql_expr *k = data->u.table_arg.partition_by[i];
+        if (k->kind != WEIR_SQL_EXPR_COLUMN)
+            return plan_error(pc, k->loc, WEIR_EUNSUPPORTED, "SESSION's PARTITION BY takes columns of the table");
+        if ((rc = plan_resolve_column(pc, out, &k->u.column, &part[i])))
+            return rc;
+    }
     out->n_physical = out->schema->n_fields;
     if ((rc = add_window_columns(pc, out)))
         return rc;
+    out->win.n_part = n_part;
+    memcpy(out->win.part_col, part, n_part * sizeof *part);
+    if (n_part)
+        out->win.part_loc = data->u.table_arg.partition_by[0]->loc;
     out->win.present = true;
     out->win.assigner = a;
     out->win.proctime = proctime;
@@ -1643,6 +1684,11 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         if (!saw_ws || !saw_we)
             return plan_error(pc, sel->loc, WEIR_EPLAN,
                               "a window table function must be aggregated with GROUP BY window_start, window_end, ...");
+        if (in->win.n_part && !session_part_is_keys(in, as))
+            return plan_error(pc, in->win.part_loc, WEIR_EUNSUPPORTED,
+                              "SESSION(TABLE ... PARTITION BY ...) aggregated by other keys is not supported: weir forms "
+                              "sessions per group, so PARTITION BY must name exactly the GROUP BY columns besides "
+                              "window_start and window_end (or leave PARTITION BY out)");
         as->windowed = true;
         as->ws_in = (int32_t)in->win.ws_col;
         as->we_in = (int32_t)in->win.we_col;
