@@ -131,7 +131,8 @@ typedef struct rel_window {
     weir_sql_loc loc;
     /* SESSION(TABLE t PARTITION BY ...): its columns (the window aggregation checks them against its keys) */
     uint32_t n_part;
-    uint32_t part_col[WEIR_KEY_MAX_COLS];
+    int32_t part_col[WEIR_KEY_MAX_COLS]; /* a column's index, or -1 for an expression (part_text) */
+    const char *part_text[WEIR_KEY_MAX_COLS];
     weir_sql_loc part_loc;
 } rel_window;
 

@@ -922,19 +922,26 @@ static int add_window_columns(plan_ctx *pc, rel *r)
  * Whether a window aggregation over SESSION(TABLE t PARTITION BY ...) groups by exactly those columns (in any
  * order): sessions are formed per group, which are then the partitions' sessions.
  */
+static bool session_part_key(const rel *in, const agg_scope *as, uint32_t j, uint32_t i)
+{
+    int32_t c = in->win.part_col[j];
+    return c >= 0 ? as->key_in_col[i] == c
+                  : as->key_in_col[i] < 0 && as->key_text[i] && !strcmp(as->key_text[i], in->win.part_text[j]);
+}
+
 static bool session_part_is_keys(const rel *in, const agg_scope *as)
 {
     for (uint32_t i = 0; i < as->n_keys; i++) {
         bool found = false;
         for (uint32_t j = 0; j < in->win.n_part && !found; j++)
-            found = as->key_in_col[i] == (int32_t)in->win.part_col[j];
+            found = session_part_key(in, as, j, i);
         if (!found)
             return false;
     }
     for (uint32_t j = 0; j < in->win.n_part; j++) {
         bool found = false;
         for (uint32_t i = 0; i < as->n_keys && !found; i++)
-            found = as->key_in_col[i] == (int32_t)in->win.part_col[j];
+            found = session_part_key(in, as, j, i);
         if (!found)
             return false;
     }
@@ -1000,7 +1007,9 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
     weir_error err = {0};
     if (weir_window_assigner_check(&a, &err))
         return plan_error(pc, call->loc, WEIR_EINVAL, "%s", err.message);
-    uint32_t n_part = data->u.table_arg.n_partition_by, part[WEIR_KEY_MAX_COLS];
+    uint32_t n_part = data->u.table_arg.n_partition_by;
+    int32_t part[WEIR_KEY_MAX_COLS];
+    const char *part_text[WEIR_KEY_MAX_COLS];
     if (n_part && !session)
         return plan_error(pc, data->u.table_arg.partition_by[0]->loc, WEIR_EPLAN,
                           "%s takes no PARTITION BY (only SESSION does)", fn);
@@ -1009,16 +1018,30 @@ static int plan_window_tvf(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out
                           "SESSION: at most %d PARTITION BY columns", WEIR_KEY_MAX_COLS);
     for (uint32_t i = 0; i < n_part; i++) {
         const weir_sql_expr *k = data->u.table_arg.partition_by[i];
-        if (k->kind != WEIR_SQL_EXPR_COLUMN)
-            return plan_error(pc, k->loc, WEIR_EUNSUPPORTED, "SESSION's PARTITION BY takes columns of the table");
-        if ((rc = plan_resolve_column(pc, out, &k->u.column, &part[i])))
-            return rc;
+        uint32_t pidx;
+        part[i] = -1;
+        if (k->kind == WEIR_SQL_EXPR_COLUMN) {
+            if ((rc = plan_resolve_column(pc, out, &k->u.column, &pidx)))
+                return rc;
+            part[i] = (int32_t)pidx;
+        }
+        weir_buf b; /* an expression is matched with the GROUP BY keys by its text */
+        weir_buf_init(&b);
+        if (weir__sql_format_expr(k, &b) || weir_buf_put_u8(&b, 0)) {
+            weir_buf_fini(&b);
+            return WEIR_ENOMEM;
+        }
+        part_text[i] = plan_strdup(pc, (char *)b.data);
+        weir_buf_fini(&b);
+        if (!part_text[i])
+            return WEIR_ENOMEM;
     }
     out->n_physical = out->schema->n_fields;
     if ((rc = add_window_columns(pc, out)))
         return rc;
     out->win.n_part = n_part;
     memcpy(out->win.part_col, part, n_part * sizeof *part);
+    memcpy(out->win.part_text, part_text, n_part * sizeof *part_text);
     if (n_part)
         out->win.part_loc = data->u.table_arg.partition_by[0]->loc;
     out->win.present = true;
