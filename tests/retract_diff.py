@@ -14,7 +14,8 @@ DOUBLE with NaN and -0.0, TIMESTAMP before 1970 too, BOOLEAN),
 FIRST_VALUE/LAST_VALUE, LISTAGG with and without a separator, COUNT/SUM/AVG/
 MIN/MAX(DISTINCT), COLLECT, ARRAY_AGG (RESPECT/IGNORE NULLS, DISTINCT),
 JSON_ARRAYAGG (ABSENT/NULL ON NULL) and JSON_OBJECTAGG, each with or without
-FILTER (WHERE ...). The view w over t turns e = 7.0 into NaN. One query in
+FILTER (WHERE ...). The view w over t turns e = 7.0 into NaN and 8.0 into
+-Infinity. One query in
 four reads an inner GROUP BY instead (whose results change as t does) and
 takes only the functions whose result does not depend on arrival order.
 
@@ -58,8 +59,8 @@ decimal.getcontext().prec = 80
 NAN = float("nan")
 KEYS = ["a", "b", "c"]
 STRS = ["x", "y", "", "zz", "\u00e9t\u00e9", "q\"u", "Y"]
-# e: 7.0 becomes NaN in the view w
-EDGES = [0.0, -0.0, 7.0, 1.5, -2.25, 1e300, -1e-300, 3.0]
+# e: 7.0 becomes NaN and 8.0 -Infinity in the view w
+EDGES = [0.0, -0.0, 7.0, 8.0, 1.5, -2.25, 1e300, -1e-300, 3.0]
 DECS = ["0.00", "-0.01", "1.25", "-3.50", "999.99", "-1000.00", "12.34", "0.10"]
 TSS = ["1969-12-31 23:59:59.999", "1970-01-01 00:00:00.000", "2020-02-29 12:00:00.001",
        "1900-01-01 00:00:00.000", "2038-01-19 03:14:08.500"]
@@ -124,6 +125,8 @@ def view_row(r):
     w = dict(r)
     if w["e"] == 7.0:
         w["e"] = NAN
+    elif w["e"] == 8.0:
+        w["e"] = -math.inf
     if w["m"] is not None:
         w["m"] = D(w["m"])
     return w
@@ -466,7 +469,8 @@ def job_sql(j):
                "ts TIMESTAMP(3), b BOOLEAN, f INT) WITH ('connector' = 'filesystem', 'path' = 't.json', "
                "'format' = 'debezium-json'%s);"
                % (", 'debezium-json.schema-include' = 'true'" if j.schema else ""))
-    out.append("CREATE VIEW w AS SELECT id, k, v, d, CASE WHEN e = 7.0 THEN CAST('NaN' AS DOUBLE) ELSE e END AS e, "
+    out.append("CREATE VIEW w AS SELECT id, k, v, d, CASE WHEN e = 7.0 THEN CAST('NaN' AS DOUBLE) "
+               "WHEN e = 8.0 THEN CAST('-Infinity' AS DOUBLE) ELSE e END AS e, "
                "m, s, ts, b, f FROM t;")
     if j.mini:
         out.append("SET 'table.exec.mini-batch.enabled' = 'true';")
@@ -616,7 +620,7 @@ def same(want, got, typ):
     if want is None or got is None:
         return want is None and got is None
     if typ == "DOUBLE":
-        g = float(got) if got != "NaN" else NAN
+        g = float(got)  # "NaN", "-Infinity" too
         if math.isnan(want):
             return math.isnan(g)
         return g == want and math.copysign(1, g) == math.copysign(1, want)
