@@ -767,7 +767,7 @@ def run_case(case):
 
 
 def main():
-    return diffrun.main("retract_diff", run_case, jobs_env="WEIR_RETRACTDIFF_JOBS", jobs=40, asan_jobs=10,
+    return diffrun.main("retract_diff", run_case, jobs_env="WEIR_RETRACTDIFF_JOBS", jobs=40, asan_jobs=20,
                         one_env="WEIR_RETRACTDIFF_JOB", unit="jobs", timeout=120)
 
 

@@ -9,7 +9,7 @@
 # ARRAY_AGG, JSON_ARRAYAGG and JSON_OBJECTAGG, with FILTER (WHERE ...), under
 # mini-batch, two-phase and split-distinct settings, against a model of each
 # function's retraction semantics (tests/retract_diff.py). Bounded:
-# WEIR_RETRACTDIFF_JOBS jobs (default 40; 10 under ASan). The seed is
+# WEIR_RETRACTDIFF_JOBS jobs (default 40; 20 under ASan). The seed is
 # printed; WEIR_SEED=S replays a run, WEIR_RETRACTDIFF_JOB=i one job of it.
 # Failing cases go to WEIR_RETRACTDIFF_OUT (default ./retract_diff_failures).
 exec python3 "$2/tests/retract_diff.py" --weir "$1" --out "${WEIR_RETRACTDIFF_OUT:-$PWD/retract_diff_failures}"
