@@ -71,7 +71,8 @@ D = decimal.Decimal
 decimal.getcontext().prec = 80
 NAN = float("nan")
 KEYS = ["a", "b", "c"]
-STRS = ["x", "y", "", "zz", "\u00e9t\u00e9", "q\"u", "Y"]
+# values that hold a separator too: LISTAGG cuts a retracted value out by its length
+STRS = ["x", "y", "", "zz", "\u00e9t\u00e9", "q\"u", "Y", "a,b", "|", "-"]
 # e: 7.0 becomes NaN and 8.0 -Infinity in the view w
 EDGES = [0.0, -0.0, 7.0, 8.0, 1.5, -2.25, 1e300, -1e-300, 3.0]
 DECS = ["0.00", "-0.01", "1.25", "-3.50", "999.99", "-1000.00", "12.34", "0.10"]
@@ -359,6 +360,7 @@ def specs():
     out.append(("LISTAGG(s)", "STRING", "s", f_listagg(","), True))
     out.append(("LISTAGG(s, '|')", "STRING", "s", f_listagg("|"), True))
     out.append(("LISTAGG(s, '')", "STRING", "s", f_listagg(""), True))
+    out.append(("LISTAGG(s, '--')", "STRING", "s", f_listagg("--"), True))
     out.append(("COLLECT(s)", "MULTISET<STRING>", "s", f_collect, False))
     out.append(("ARRAY_AGG(v)", "ARRAY<INT>", "v", f_array_agg(False), True))
     out.append(("ARRAY_AGG(v IGNORE NULLS)", "ARRAY<INT>", "v", f_array_agg(True), True))
@@ -702,9 +704,9 @@ def shape_checked(j, q):
     key at several, where each key's rows keep file order; over the inner
     GROUP BY only at one subtask, as its groups' changes come from several
     subtasks otherwise): no mini-batch (which folds a batch's changes of a
-    key), no split
-    distinct aggregation (two levels of updates), and no variance (Welford's retraction
-    may round a result that comes back to an earlier value differently)."""
+    key), no split distinct aggregation (two levels of updates), and no
+    variance (Welford's retraction may round a result that comes back to an
+    earlier value differently)."""
     return (not j.mini and not j.split and (j.parallelism == 1 or not q.inner)
             and not any(s[0].startswith(("VAR_", "STDDEV_")) for s, _ in q.aggs))
 
