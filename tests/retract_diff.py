@@ -13,7 +13,8 @@ DECIMAL), the variance family, MIN/MAX of every type (STRING, DECIMAL,
 DOUBLE with NaN and -0.0, TIMESTAMP before 1970 too, BOOLEAN),
 FIRST_VALUE/LAST_VALUE, LISTAGG with and without a separator, COUNT/SUM/AVG/
 MIN/MAX(DISTINCT), COLLECT, ARRAY_AGG (RESPECT/IGNORE NULLS, DISTINCT),
-JSON_ARRAYAGG (ABSENT/NULL ON NULL) and JSON_OBJECTAGG, each with or without
+JSON_ARRAYAGG (ABSENT/NULL ON NULL), JSON_OBJECTAGG, PERCENTILE and
+APPROX_PERCENTILE (within its documented alpha), each with or without
 FILTER (WHERE ...). The view w over t turns e = 7.0 into NaN and 8.0 into
 -Infinity. One query in
 four reads an inner GROUP BY instead (whose results change as t does) and
@@ -32,12 +33,13 @@ group in arrival order; a retraction removes the oldest live equal value
 (FIRST_VALUE/LAST_VALUE/LISTAGG/JSON_ARRAYAGG; ARRAY_AGG compares DOUBLEs
 bit for bit, as Java's Double.equals in Flink's list); a group exists while
 it holds a row (filtered-out rows included), a global aggregation has no
-row once its table is empty. Variances are compared within a tolerance
-(weir runs Welford's update, backwards for a retraction); everything else
-exactly, DECIMALs as numbers.
+row once its table is empty. Variances and PERCENTILE are compared within
+rounding (weir runs Welford's update, backwards for a retraction),
+APPROX_PERCENTILE within 1%; everything else exactly, DECIMALs as numbers.
 
-Where the changelog's order is defined - no split distinct aggregation, no
-variance (whose rounding may make an equal result differ) - it is checked
+Where the changelog's order is defined - no split distinct aggregation, none
+of those inexact results (whose rounding may make an equal result differ) -
+it is checked
 too: without mini-batch each input row's change of its group on its own
 (nothing for a result that stays equal), row by row at one subtask and key
 by key at several (one split: each key's rows arrive in file order; over
@@ -250,6 +252,32 @@ def f_last(vals):
     return canon_out(xs[-1]) if xs else None
 
 
+def f_percentile(p):
+    """PERCENTILE(x, p): interpolated between the values of ranks floor and
+    ceil of p (n - 1) (docs/sql.md), compared within rounding."""
+    def f(vals):
+        xs = sorted(fractions.Fraction(x) for x in nn(vals))
+        if not xs:
+            return None
+        pos = fractions.Fraction(p) * (len(xs) - 1)
+        lo, hi = math.floor(pos), math.ceil(pos)
+        v = xs[lo] if lo == hi else (hi - pos) * xs[lo] + (pos - lo) * xs[hi]
+        return ("approx", float(v), False)
+    return f
+
+
+def f_approx_percentile(p):
+    """APPROX_PERCENTILE(x, p): within alpha = 0.01 of the value of rank
+    floor(p (n - 1)) (docs/aggregates.md's guarantee; no bucket collapses
+    over this data's range)."""
+    def f(vals):
+        xs = sorted(float(x) for x in nn(vals))
+        if not xs:
+            return None
+        return ("within", xs[math.floor(fractions.Fraction(p) * (len(xs) - 1))], 0.01)
+    return f
+
+
 def f_listagg(sep):
     def f(vals):
         xs = nn(vals)
@@ -357,6 +385,10 @@ def specs():
     for c in ("v", "e", "m", "s", "ts", "b"):
         out.append(("FIRST_VALUE(%s)" % c, ALL_T[c], c, f_first, True))
         out.append(("LAST_VALUE(%s)" % c, ALL_T[c], c, f_last, True))
+    for c, p in (("v", "0.3"), ("d", "0.5"), ("m", "0.75"), ("v", "1.0")):
+        out.append(("PERCENTILE(%s, %s)" % (c, p), "DOUBLE", c, f_percentile(p), False))
+    for c, p in (("v", "0.5"), ("d", "0.9")):
+        out.append(("APPROX_PERCENTILE(%s, %s)" % (c, p), "DOUBLE", c, f_approx_percentile(p), False))
     out.append(("LISTAGG(s)", "STRING", "s", f_listagg(","), True))
     out.append(("LISTAGG(s, '|')", "STRING", "s", f_listagg("|"), True))
     out.append(("LISTAGG(s, '')", "STRING", "s", f_listagg(""), True))
@@ -654,6 +686,8 @@ def same(want, got, typ):
         if want[2]:
             g = g * g if not math.isnan(g) else g
         return abs(g - v) <= 1e-9 * (1 + abs(v)) + 1e-7
+    if isinstance(want, tuple) and want and want[0] == "within":
+        return got is not None and abs(float(got) - want[1]) <= want[2] * abs(want[1]) * (1 + 1e-9) + 1e-12
     if want is None or got is None:
         return want is None and got is None
     if typ == "DOUBLE":
@@ -699,6 +733,11 @@ def compare(what, q, want, got):
     return problems
 
 
+# results compared within a tolerance: an equal result may come back with
+# other bits, so their queries' changelogs are not checked row by row
+INEXACT = ("VAR_", "STDDEV_", "PERCENTILE", "APPROX_PERCENTILE")
+
+
 def shape_checked(j, q):
     """Whether q's changelog is checked (row by row at one subtask, key by
     key at several, where each key's rows keep file order; over the inner
@@ -708,7 +747,7 @@ def shape_checked(j, q):
     variance (Welford's retraction may round a result that comes back to an
     earlier value differently)."""
     return (not j.mini and not j.split and (j.parallelism == 1 or not q.inner)
-            and not any(s[0].startswith(("VAR_", "STDDEV_")) for s, _ in q.aggs))
+            and not any(s[0].startswith(INEXACT) for s, _ in q.aggs))
 
 
 def mini_checked(j, q):
@@ -716,7 +755,7 @@ def mini_checked(j, q):
     shape_checked, but with mini-batch (a batch: weir.batch-size rows of the
     changelog, an update two), over t itself."""
     return (j.parallelism == 1 and j.mini and not j.split and not q.inner
-            and not any(s[0].startswith(("VAR_", "STDDEV_")) for s, _ in q.aggs))
+            and not any(s[0].startswith(INEXACT) for s, _ in q.aggs))
 
 
 def compare_changelog(what, q, log, folder, by_key=False):
