@@ -136,7 +136,9 @@ static int la_retract(const weir_agg *a, void *acc, const weir_batch *b, uint32_
             from -= sl;
         else if (c->n > 1)
             to += sl;
-        memmove(c->s + from, c->s + to, c->len - to);
+        /* s stays NULL while every value and the separator are empty */
+        if (to < c->len)
+            memmove(c->s + from, c->s + to, c->len - to);
         c->len -= to - from;
         memmove(c->lens + i, c->lens + i + 1, (size_t)(c->n - i - 1) * sizeof *c->lens);
         c->n--;

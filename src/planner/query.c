@@ -1878,6 +1878,16 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
             weir_buf_fini(&dg);
             return plan_error(pc, c->call->loc, rc, "%s", err.message);
         }
+        /* over an updating input every row may be retracted: refuse, as
+         * Flink's planner does, a function that cannot forget a row, rather
+         * than fail the job at the first -U/-D (a window aggregation refuses
+         * the updating input itself below) */
+        if (in->updating && !as->windowed && !aggs[i].cls->retract) {
+            weir_buf_fini(&dg);
+            return plan_error(pc, c->call->loc, WEIR_EUNSUPPORTED,
+                              "%s over an updating (changelog) input is not supported: it cannot retract a row",
+                              c->fn);
+        }
         aggs[i].sep = c->sep;
         aggs[i].label = c->label;
         aggs[i].params = c->params;
