@@ -27,7 +27,8 @@ TO_TIMESTAMP: the fields the pattern has, the rest from 1970-01-01
 00:00:00.000; two-digit years are 2000-2099. Patterns are parsed only where
 Java's two parsers agree on the text: every number ends before the next
 number starts (a literal or a name between them), no w or u, h and K only
-with a, E only with a full date, and (TO_TIMESTAMP, TO_DATE) no zone
+with a, E only with a full date, D with a year and not
+with d alone (d and M win over D, else D gives the date), and (TO_TIMESTAMP, TO_DATE) no zone
 offset; UNIX_TIMESTAMP takes the offset of the text when the pattern has
 one, else reads the wall time in the session zone (a time in a gap moves
 forward by the gap, one in an overlap is the earlier instant).
@@ -182,7 +183,7 @@ def parse_wall(toks, w, spoiled):
         n = letters["S"]
         ms = (w.microsecond // 1000) // (10 ** max(0, 3 - n)) * (10 ** max(0, 3 - n))
     try:
-        if doy is not None and "M" not in letters:
+        if doy is not None and "d" not in letters:
             d0 = dt.datetime(year, 1, 1) + dt.timedelta(days=doy - 1)
             month, day = d0.month, d0.day
         return dt.datetime(year, month, day, hour, minute, second, ms * 1000)
@@ -206,8 +207,8 @@ def parseable(toks, zoned):
         return False
     if "E" in names and not {"y", "M", "d"} <= set(names):
         return False
-    if "D" in names and "y" not in names:
-        return False
+    if "D" in names and ("y" not in names or ("d" in names and "M" not in names)):
+        return False  # D and d alone: SimpleDateFormat takes the later, DateTimeFormatter D
     if not zoned and set(names) & set("ZXz"):
         return False
     for (a, _), (b, btext) in zip(toks, toks[1:]):
@@ -340,15 +341,10 @@ def local_of(z, ms):
 
 
 def utc_of(z, wall):
-    """Wall time in zone z -> epoch ms (gap: forward by the gap; overlap: the earlier instant)."""
-    a = wall.replace(tzinfo=z, fold=0)
-    off = a.utcoffset()
-    utc = (wall - off).replace(tzinfo=UTC)
-    back = utc.astimezone(z).replace(tzinfo=None)
-    if back != wall:  # in a gap: the offset before it, which moves the time forward
-        off = wall.replace(tzinfo=z, fold=1).utcoffset()
-        utc = (wall - off).replace(tzinfo=UTC)
-    return (utc - EPOCH) // dt.timedelta(milliseconds=1)
+    """Wall time in zone z -> epoch ms. Python's fold=0 is java.time's rule: a
+    time in a gap takes the offset before it (so moves forward by the gap),
+    one in an overlap the earlier instant."""
+    return (wall.replace(tzinfo=z, fold=0) - EPOCH) // dt.timedelta(milliseconds=1)
 
 
 def show_ts(w):

@@ -769,6 +769,10 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
 {
     weir__civil c = {1970, 1, 1, 0, 0, 0, 0};
     int pm = -1, h12 = -1;
+    /* The day of the year, and whether a month and a day of the month were read (and the day
+     * before D): D gives the date unless a day of the month came after it, or with a month. */
+    int doy = -1;
+    bool have_month = false, have_day = false, day_before_doy = false;
     uint32_t i = 0;
     *has_off = false;
     for (uint32_t k = 0; k < f->n; k++) {
@@ -791,6 +795,7 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
             if (found < 0)
                 return -1;
             c.month = found + 1;
+            have_month = true;
             continue;
         }
         if (t->letter == 'E') {
@@ -824,10 +829,14 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
                 continue;
             }
             if (t->letter == 'z' && i + 3 <= s.len && (!strncasecmp(s.ptr + i, "UTC", 3) || !strncasecmp(s.ptr + i, "GMT", 3))) {
+                bool gmt = !strncasecmp(s.ptr + i, "GMT", 3);
                 i += 3;
                 *has_off = true;
                 *offset_ms = 0;
-                if (i >= s.len || (s.ptr[i] != '+' && s.ptr[i] != '-'))
+                /* GMT+08:00 as z writes it; UTC is a whole name, so a sign after it, or after GMT
+                 * without a digit, is the text that follows */
+                if (!gmt || i + 1 >= s.len || (s.ptr[i] != '+' && s.ptr[i] != '-') || s.ptr[i + 1] < '0' ||
+                    s.ptr[i + 1] > '9')
                     continue;
             }
             if (i >= s.len || (s.ptr[i] != '+' && s.ptr[i] != '-'))
@@ -846,7 +855,9 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
             *offset_ms = sign * (hh * 3600000LL + mm * 60000LL);
             continue;
         }
-        int maxw = adjacent ? t->count : (t->letter == 'y' ? 9 : t->letter == 'S' ? 9 : 4);
+        /* Otherwise it reads the digits there are (up to 9), as SimpleDateFormat: 'ddddd' reads the
+         * 00012 it writes. */
+        int maxw = adjacent ? t->count : 9;
         if (t->letter == 'y' && t->count == 2 && adjacent)
             maxw = 2;
         int64_t v = 0;
@@ -864,8 +875,8 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
             if (t->count == 2 && nd <= 2)
                 c.year = 2000 + v; /* two-digit years: 2000-2099 */
             break;
-        case 'M': c.month = (int)v; break;
-        case 'd': c.day = (int)v; break;
+        case 'M': c.month = (int)v, have_month = true; break;
+        case 'd': c.day = (int)v, have_day = true, day_before_doy = doy < 0; break;
         case 'H': c.hour = (int)v; break;
         case 'k': c.hour = (int)(v == 24 ? 0 : v); break;
         case 'K':
@@ -881,7 +892,7 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
             c.millis = (int)ms;
             break;
         }
-        case 'D': c.month = 1, c.day = (int)v; break;
+        case 'D': doy = (int)v; break;
         default: break;
         }
     }
@@ -889,13 +900,18 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
         i++;
     if (i != s.len)
         return -1;
+    if (doy >= 0 && (!have_day || (!have_month && day_before_doy))) {
+        if (doy < 1 || doy > 365 + leap(c.year))
+            return -1;
+        c.month = 1, c.day = doy;
+    }
     if (h12 >= 0)
         c.hour = (h12 % 12) + (pm == 1 ? 12 : 0);
     else if (pm == 1 && c.hour < 12)
         c.hour += 12;
     static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (c.month < 1 || c.month > 12 || c.hour > 23 || c.minute > 59 || c.second > 59 || c.day < 1 ||
-        (c.day > mdays[c.month - 1] + (c.month == 2 && leap(c.year)) && !(f->n && c.day <= 366 && c.month == 1)))
+        (c.day > mdays[c.month - 1] + (c.month == 2 && leap(c.year)) && !(doy >= 0 && c.month == 1 && c.day == doy)))
         return -1;
     *out_ms = weir__ms_from_civil(&c);
     return 0;
