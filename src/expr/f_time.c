@@ -755,7 +755,8 @@ static size_t format_ts(const dfmt *f, int64_t ms, int64_t offset_ms, char *o)
             n += put_num(o + n, off / 60, 2);
             if (t->letter == 'X' && cnt == 1)
                 break;
-            if ((t->letter == 'X' && cnt >= 3) || t->letter == 'z')
+            /* XXX and XXXXX +08:00; X +08, XX and XXXX +0800 (as DateTimeFormatter) */
+            if ((t->letter == 'X' && (cnt == 3 || cnt >= 5)) || t->letter == 'z')
                 o[n++] = ':';
             n += put_num(o + n, off % 60, 2);
         }
