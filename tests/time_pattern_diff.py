@@ -20,19 +20,20 @@ The model shares no code with weir. It follows docs/functions.md, and
 Java where the docs defer to it: formatting as Java's SimpleDateFormat /
 DateTimeFormatter agree; where they part, as documented: `S` is digits of
 the fraction (DateTimeFormatter), `u` the ISO day of the week and `w` the
-ISO week, `z` (any count) UTC or GMT+hh:mm, `Z` (any count) +hhmm and
-`X` +hh, `XX`/`XXXX` +hhmm, `XXX`/`XXXXX` +hh:mm, and a number letter repeated past what
-DateTimeFormatter takes (ddd, HHH, DDDD, aa, MMMMM, EEEEE) pads with zeros
-or writes the full name, as SimpleDateFormat. Parsing follows Flink's
-TO_TIMESTAMP: the fields the pattern has, the rest from 1970-01-01
-00:00:00.000; two-digit years are 2000-2099. Patterns are parsed only where
-Java's two parsers agree on the text: every number ends before the next
-number starts (a literal or a name between them), no w or u, h and K only
-with a, E only with a full date, D with a year and not
-with d alone (d and M win over D, else D gives the date), and (TO_TIMESTAMP, TO_DATE) no zone
-offset; UNIX_TIMESTAMP takes the offset of the text when the pattern has
-one, else reads the wall time in the session zone (a time in a gap moves
-forward by the gap, one in an overlap is the earlier instant).
+ISO week, `z` (any count) UTC or GMT+hh:mm, `Z` (any count) +hhmm, `X`
++hh, `XX`/`XXXX` +hhmm, `XXX`/`XXXXX` +hh:mm, and a number letter
+repeated past what DateTimeFormatter takes (ddd, HHH, DDDD, aa, MMMMM,
+EEEEE) pads with zeros or writes the full name, as SimpleDateFormat.
+Parsing follows Flink's TO_TIMESTAMP: the fields the pattern has, the rest
+from 1970-01-01 00:00:00.000; two-digit years are 2000-2099; a zone offset
+in the text is dropped (TO_TIMESTAMP, TO_DATE) or names the instant
+(UNIX_TIMESTAMP, which otherwise reads the wall time in the session zone:
+a time in a gap moves forward by the gap, one in an overlap is the
+earlier instant). Patterns are parsed only where Java's two parsers agree
+on the text: every number ends before the next number starts (a literal
+or a name between them), no w or u, h and K only with a, E only with a
+full date, and D with a year and not with d alone (d and M win over D,
+else D gives the date).
 """
 import datetime as dt
 import json
@@ -192,7 +193,7 @@ def parse_wall(toks, w, spoiled):
         return None  # 29 February read with yy into a year that has none
 
 
-def parseable(toks, zoned):
+def parseable(toks):
     """Whether Java's parsers agree on the texts of this pattern (see the docstring)."""
     letters = [t for t in toks if t[0]]
     names = [t[0] for t in letters]
@@ -210,8 +211,6 @@ def parseable(toks, zoned):
         return False
     if "D" in names and ("y" not in names or ("d" in names and "M" not in names)):
         return False  # D and d alone: SimpleDateFormat takes the later, DateTimeFormatter D
-    if not zoned and set(names) & set("ZXz"):
-        return False
     for (a, _), (b, btext) in zip(toks, toks[1:]):
         if a in NUMERIC or a == "S":
             if b in NUMERIC:
@@ -373,7 +372,8 @@ def run_case(case):
         r["_w"], r["_lw"], r["_loff"] = w, lw, loff
         for k in range(npat):
             # the text TO_TIMESTAMP/TO_DATE read (a TIMESTAMP's wall time), the one UNIX_TIMESTAMP reads
-            for col, wall, off in (("p%dt" % k, w, 0), ("p%du" % k, lw, loff)):
+            # (the TIMESTAMP's text names the zone's offset too: TO_TIMESTAMP drops it)
+            for col, wall, off in (("p%dt" % k, w, loff), ("p%du" % k, lw, loff)):
                 parts = parts_of(toks[k], wall, off)
                 bad = rng.random() < 0.2
                 text = spoil(rng, toks[k], parts) if bad else None
@@ -392,10 +392,11 @@ def run_case(case):
         cols += ["f%da STRING" % k, "f%db STRING" % k, "f%dc STRING" % k]
         exprs += ["DATE_FORMAT(TO_TIMESTAMP(tss), %s)" % pe, "DATE_FORMAT(TO_TIMESTAMP_LTZ(ms, 3), %s)" % pe,
                   "FROM_UNIXTIME(sec, %s)" % pe]
-        if parseable(toks[k], False):
+        ok = parseable(toks[k])
+        if ok:
             cols += ["t%d STRING" % k, "d%d STRING" % k]
             exprs += ["CAST(TO_TIMESTAMP(p%dt, %s) AS STRING)" % (k, pe), "CAST(TO_DATE(p%dt, %s) AS STRING)" % (k, pe)]
-        if parseable(toks[k], True):
+        if ok:
             cols += ["u%d BIGINT" % k]
             exprs += ["UNIX_TIMESTAMP(p%du, %s)" % (k, pe)]
     in_cols = "id BIGINT, tss STRING, ms BIGINT, sec BIGINT, p0 STRING, " + ", ".join(

@@ -999,8 +999,8 @@ static int parse_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
             int64_t utc = has_off ? ms - off : x_utc(cx, ms);
             o[i] = x_floordiv(utc, 1000);
         } else {
-            if (has_off)
-                ms = x_local(cx, ms - off);
+            /* the wall time the text names; an offset in it is dropped, as Flink's TO_TIMESTAMP
+             * takes the text's fields */
             if (ms < MS_MIN || ms > MS_MAX)
                 x_setnull(cx, out, i);
             else
