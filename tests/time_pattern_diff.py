@@ -8,7 +8,8 @@ times: TIMESTAMPs from year 1 to 9999 (leap days, the ends of the range,
 milliseconds) and instants of 1950-2100 in the session zone, a part of them
 within hours of its offset changes. One weir job formats them with
 DATE_FORMAT (of a TIMESTAMP and of a TIMESTAMP_LTZ) and FROM_UNIXTIME, and
-parses texts back with TO_TIMESTAMP, TO_DATE and UNIX_TIMESTAMP: texts the
+parses texts back with TO_TIMESTAMP, TO_DATE, TO_TIMESTAMP_LTZ (in UTC and
+in the session zone named) and UNIX_TIMESTAMP: texts the
 model's formatter wrote with the same pattern, a fifth of them spoiled (a
 digit of a number or a character of the quoted text replaced), which give
 NULL (UNIX_TIMESTAMP: -9223372036854775808). One pattern is a column, not
@@ -394,8 +395,10 @@ def run_case(case):
                   "FROM_UNIXTIME(sec, %s)" % pe]
         ok = parseable(toks[k])
         if ok:
-            cols += ["t%d STRING" % k, "d%d STRING" % k]
-            exprs += ["CAST(TO_TIMESTAMP(p%dt, %s) AS STRING)" % (k, pe), "CAST(TO_DATE(p%dt, %s) AS STRING)" % (k, pe)]
+            cols += ["t%d STRING" % k, "d%d STRING" % k, "l%d BIGINT" % k, "z%d BIGINT" % k]
+            exprs += ["CAST(TO_TIMESTAMP(p%dt, %s) AS STRING)" % (k, pe), "CAST(TO_DATE(p%dt, %s) AS STRING)" % (k, pe),
+                      "CAST(TO_TIMESTAMP_LTZ(p%dt, %s) AS BIGINT)" % (k, pe),
+                      "CAST(TO_TIMESTAMP_LTZ(p%dt, %s, '%s') AS BIGINT)" % (k, pe, zname)]
         if ok:
             cols += ["u%d BIGINT" % k]
             exprs += ["UNIX_TIMESTAMP(p%du, %s)" % (k, pe)]
@@ -426,12 +429,12 @@ def run_case(case):
             case.counts["formatted"] += 3
             if "t%d" % k in g:
                 pw = parse_wall(tk, w, r["_p%dt" % k])
-                if pw is None and not r["_p%dt" % k]:
-                    want["t%d" % k], want["d%d" % k] = None, None
-                else:
-                    want["t%d" % k] = show_ts(pw) if pw else None
-                    want["d%d" % k] = show_ts(pw)[:10] if pw else None
-                case.counts["parsed" if pw else "parsed: NULL"] += 2
+                want["t%d" % k] = show_ts(pw) if pw else None
+                want["d%d" % k] = show_ts(pw)[:10] if pw else None
+                # TO_TIMESTAMP_LTZ: that wall time in UTC, or in the zone named (seconds: CAST floors)
+                want["l%d" % k] = utc_of(UTC, pw) // 1000 if pw else None
+                want["z%d" % k] = utc_of(z, pw) // 1000 if pw else None
+                case.counts["parsed" if pw else "parsed: NULL"] += 4
             if "u%d" % k in g:
                 pw = parse_wall(tk, lw, r["_p%du" % k])
                 if pw is None:
@@ -444,9 +447,9 @@ def run_case(case):
                 case.counts["unix parsed" if pw else "unix: MIN"] += 1
             for col, v in want.items():
                 if g.get(col) != v:
-                    src = {"t": r.get("p%dt" % k), "d": r.get("p%dt" % k), "u": r.get("p%du" % k)}.get(col[0])
+                    src = r.get("p%du" % k) if col[0] == "u" else r.get("p%dt" % k) if col[0] in "tdlz" else None
                     problems.append("pattern %r, %s of %s%s: got %r, want %r" % (
-                        pats[k], col, show_ts(w if col.endswith("a") or col[0] in "td" else lw),
+                        pats[k], col, show_ts(w if col.endswith("a") or col[0] in "tdlz" else lw),
                         "" if src is None else " (text %r)" % src, g.get(col), v))
     return problems[:20] + refusal(case)
 

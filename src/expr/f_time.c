@@ -1098,9 +1098,80 @@ static int to_ltz_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n,
     return 0;
 }
 
+static void tz_free(void *p) { weir__tz_free(p); }
+
+/* The wall time of TO_TIMESTAMP_LTZ(s, fmt, zone) read in its zone (aux: the zone; NULL is UTC). */
+static int wall_in_zone_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act,
+                               xvec *out)
+{
+    const weir__tz *tz = e->aux;
+    int64_t *o = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!x_live(out, act, i))
+            continue;
+        int64_t utc = ((const int64_t *)a[0].data)[i];
+        if (tz)
+            utc = weir__tz_to_utc(tz, utc);
+        if (utc < MS_MIN || utc > MS_MAX)
+            x_setnull(cx, out, i);
+        else
+            o[i] = utc;
+    }
+    return 0;
+}
+
+/*
+ * TO_TIMESTAMP_LTZ(s [, fmt [, zone]]): s read as TO_TIMESTAMP reads it, and that wall time taken
+ * in UTC, or in zone (a string literal), not in the session zone.
+ */
+static int bind_to_ltz_text(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                            weir_error *err)
+{
+    int rc = need_str_args(a, f, args, n, 0, err);
+    if (rc)
+        return rc;
+    weir__tz *tz = NULL;
+    if (n == 3) {
+        if (args[2]->kind != N_LITERAL || args[2]->lit.is_null)
+            return weir_error_set(err, WEIR_EPLAN,
+                                  "TO_TIMESTAMP_LTZ takes its time zone as a string literal ('UTC', '+08:00', "
+                                  "'Europe/Berlin')");
+        char name[64];
+        xstr v = args[2]->lit.v.s;
+        snprintf(name, sizeof name, "%.*s", (int)(v.len < sizeof name - 1 ? v.len : sizeof name - 1), v.ptr);
+        weir_error zerr = {0};
+        if (weir__tz_load(name, &tz, &zerr))
+            return weir_error_set(err, WEIR_EPLAN, "TO_TIMESTAMP_LTZ: %s", zerr.message);
+        if (tz && weir__arena_on_destroy(a, tz_free, tz)) {
+            weir__tz_free(tz);
+            return nomem_b(err);
+        }
+    }
+    uint32_t np = n > 2 ? 2 : n;
+    weir_expr *parse = weir__call_node(a, f, args, np, tmake(WEIR_TYPE_TIMESTAMP_LTZ, true), parse_kernel,
+                                       F_STRICT | F_MAYNULL);
+    if (!parse)
+        return nomem_b(err);
+    parse->p0 = 0;
+    if (np == 2 && (rc = set_fmt(a, f, parse, args[1], NULL, err)))
+        return rc;
+    if (n < 3) {
+        *out = parse;
+        return 0;
+    }
+    *out = weir__call_node(a, f, &parse, 1, tmake(WEIR_TYPE_TIMESTAMP_LTZ, true), wall_in_zone_kernel,
+                           F_STRICT | F_MAYNULL);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->aux = tz;
+    return 0;
+}
+
 static int bind_to_ltz(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
                        weir_error *err)
 {
+    if (n >= 1 && n <= 3 && args[0]->type.id == WEIR_TYPE_STRING)
+        return bind_to_ltz_text(a, f, args, n, out, err);
     if (n < 1 || n > 2)
         return weir__bad_args(f, args, n, err);
     weir_type_id id = args[0]->type.id;
@@ -1464,7 +1535,7 @@ const xfunc weir__funcs_time[] = {
     {"TO_TIMESTAMP", "TO_TIMESTAMP(STRING [, STRING format])", bind_parse, 0},
     {"TO_DATE", "TO_DATE(STRING [, STRING format])", bind_parse, 2},
     {"UNIX_TIMESTAMP", "UNIX_TIMESTAMP([STRING [, STRING format]])", bind_parse, 1},
-    {"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_LTZ(numeric, 0|3)", bind_to_ltz, 0},
+    {"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_LTZ(numeric [, 0|3]) or TO_TIMESTAMP_LTZ(STRING [, STRING format [, STRING zone]])", bind_to_ltz, 0},
     {"DATE_FORMAT", "DATE_FORMAT(timestamp|date|time, STRING format)", bind_format, 0},
     {"FROM_UNIXTIME", "FROM_UNIXTIME(BIGINT [, STRING format])", bind_format, 1},
     {"CONVERT_TZ", "CONVERT_TZ(STRING, STRING from_zone, STRING to_zone)", bind_convert_tz, 0},
