@@ -1138,7 +1138,9 @@ static int bind_to_ltz_text(weir_expr_arena *a, const xfunc *f, weir_expr **args
                                   "'Europe/Berlin')");
         char name[64];
         xstr v = args[2]->lit.v.s;
-        snprintf(name, sizeof name, "%.*s", (int)(v.len < sizeof name - 1 ? v.len : sizeof name - 1), v.ptr);
+        if (v.len >= sizeof name) /* no zone's name is this long: not cut into one that is */
+            return weir_error_set(err, WEIR_EPLAN, "TO_TIMESTAMP_LTZ: unknown time zone '%.*s...'", 40, v.ptr);
+        snprintf(name, sizeof name, "%.*s", (int)v.len, v.ptr);
         weir_error zerr = {0};
         if (weir__tz_load(name, &tz, &zerr))
             return weir_error_set(err, WEIR_EPLAN, "TO_TIMESTAMP_LTZ: %s", zerr.message);
