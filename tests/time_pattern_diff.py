@@ -7,7 +7,8 @@ each repeated 1-5 times, quoted text, '' and punctuation), and random
 times: TIMESTAMPs from year 1 to 9999 (leap days, the ends of the range,
 milliseconds) and instants of 1950-2100 in the session zone, a part of them
 within hours of its offset changes. One weir job formats them with
-DATE_FORMAT (of a TIMESTAMP and of a TIMESTAMP_LTZ) and FROM_UNIXTIME, and
+DATE_FORMAT (of a TIMESTAMP, a TIMESTAMP_LTZ, a DATE and a TIME) and
+FROM_UNIXTIME, and
 parses texts back with TO_TIMESTAMP, TO_DATE, TO_TIMESTAMP_LTZ (in UTC and
 in the session zone named) and UNIX_TIMESTAMP: texts the
 model's formatter wrote with the same pattern, a fifth of them spoiled (a
@@ -390,9 +391,10 @@ def run_case(case):
     cols, exprs = [], []
     for k, p in enumerate(pats):
         pe = "p0" if k == 0 else lit(p)  # the first pattern is a column: compiled per row
-        cols += ["f%da STRING" % k, "f%db STRING" % k, "f%dc STRING" % k]
+        cols += ["f%da STRING" % k, "f%db STRING" % k, "f%dc STRING" % k, "f%dd STRING" % k, "f%de STRING" % k]
         exprs += ["DATE_FORMAT(TO_TIMESTAMP(tss), %s)" % pe, "DATE_FORMAT(TO_TIMESTAMP_LTZ(ms, 3), %s)" % pe,
-                  "FROM_UNIXTIME(sec, %s)" % pe]
+                  "FROM_UNIXTIME(sec, %s)" % pe, "DATE_FORMAT(CAST(TO_TIMESTAMP(tss) AS DATE), %s)" % pe,
+                  "DATE_FORMAT(CAST(TO_TIMESTAMP(tss) AS TIME(3)), %s)" % pe]
         ok = parseable(toks[k])
         if ok:
             cols += ["t%d STRING" % k, "d%d STRING" % k, "l%d BIGINT" % k, "z%d BIGINT" % k]
@@ -426,7 +428,10 @@ def run_case(case):
             want = {"f%da" % k: format_wall(tk, w, 0), "f%db" % k: format_wall(tk, lw, loff)}
             fw, foff = local_of(z, r["sec"] * 1000)
             want["f%dc" % k] = format_wall(tk, fw, foff)
-            case.counts["formatted"] += 3
+            # a DATE is its midnight, a TIME a time of 1970-01-01, both at offset zero
+            want["f%dd" % k] = format_wall(tk, w.replace(hour=0, minute=0, second=0, microsecond=0), 0)
+            want["f%de" % k] = format_wall(tk, w.replace(year=1970, month=1, day=1), 0)
+            case.counts["formatted"] += 5
             if "t%d" % k in g:
                 pw = parse_wall(tk, w, r["_p%dt" % k])
                 want["t%d" % k] = show_ts(pw) if pw else None
