@@ -32,8 +32,8 @@ in the text is dropped (TO_TIMESTAMP, TO_DATE) or names the instant
 (UNIX_TIMESTAMP, which otherwise reads the wall time in the session zone:
 a time in a gap moves forward by the gap, one in an overlap is the
 earlier instant). Patterns are parsed only where Java's two parsers agree
-on the text: every number ends before the next number starts (a literal
-or a name between them), no w or u, h and K only with a, E only with a
+on the text: a number followed by another number always has its letters'
+width (yyyyMMdd, HHmmss), no w or u, h and K only with a, E only with a
 full date, and D with a year and not with d alone (d and M win over D,
 else D gives the date).
 """
@@ -195,6 +195,18 @@ def parse_wall(toks, w, spoiled):
         return None  # 29 February read with yy into a year that has none
 
 
+def fixed_width(letter, n):
+    """Whether the letter, n times, always writes n digits (so a number after
+    it can start right away: yyyyMMdd)."""
+    if letter == "y":
+        return n == 2 or n >= 4
+    if letter == "D":
+        return n >= 3
+    if letter == "S":
+        return True
+    return n == 2 or (n > 2 and letter != "M")
+
+
 def parseable(toks):
     """Whether Java's parsers agree on the texts of this pattern (see the docstring)."""
     letters = [t for t in toks if t[0]]
@@ -213,9 +225,9 @@ def parseable(toks):
         return False
     if "D" in names and ("y" not in names or ("d" in names and "M" not in names)):
         return False  # D and d alone: SimpleDateFormat takes the later, DateTimeFormatter D
-    for (a, _), (b, btext) in zip(toks, toks[1:]):
-        if a in NUMERIC or a == "S":
-            if b in NUMERIC:
+    for (a, an), (b, btext) in zip(toks, toks[1:]):
+        if a in NUMERIC:
+            if b in NUMERIC and not fixed_width(a, an):
                 return False
             if b is None and btext[:1].isdigit():
                 return False
