@@ -14,7 +14,8 @@ in the session zone named) and UNIX_TIMESTAMP: texts the
 model's formatter wrote with the same pattern, a fifth of them spoiled (a
 digit of a number or a character of the quoted text replaced), which give
 NULL (UNIX_TIMESTAMP: -9223372036854775808). One pattern is a column, not
-a literal, so the per-row compile is checked too. A second job per case
+a literal, so the per-row compile is checked too; on a tenth of the rows
+it has an unsupported letter, which formats to NULL and parses nothing. A second job per case
 puts an unsupported letter (or an unterminated quote) into a pattern and
 must fail naming it.
 
@@ -382,7 +383,10 @@ def run_case(case):
     for i in range(nrows):
         w = walls[i]
         lw, loff = local_of(z, insts[i])
-        r = {"id": i, "tss": show_ts(w), "ms": insts[i], "sec": insts[i] // 1000, "p0": pats[0]}
+        # the pattern column: on a tenth of the rows with an unsupported letter (NULL; UNIX_TIMESTAMP MIN)
+        badp = rng.random() < 0.1
+        r = {"id": i, "tss": show_ts(w), "ms": insts[i], "sec": insts[i] // 1000,
+             "p0": pats[0] + rng.choice(UNSUPPORTED) if badp else pats[0], "_badp": badp}
         r["_w"], r["_lw"], r["_loff"] = w, lw, loff
         for k in range(npat):
             # the text TO_TIMESTAMP/TO_DATE read (a TIMESTAMP's wall time), the one UNIX_TIMESTAMP reads
@@ -444,7 +448,11 @@ def run_case(case):
             want["f%dd" % k] = format_wall(tk, w.replace(hour=0, minute=0, second=0, microsecond=0), 0)
             want["f%de" % k] = format_wall(tk, w.replace(year=1970, month=1, day=1), 0)
             case.counts["formatted"] += 5
-            if "t%d" % k in g:
+            bad = k == 0 and r["_badp"]
+            if bad:
+                want = {c: None for c in want}
+                case.counts["bad pattern column"] += 1
+            if "t%d" % k in g and not bad:  # (a bad pattern falls back to the default format: not modelled)
                 pw = parse_wall(tk, w, r["_p%dt" % k])
                 want["t%d" % k] = show_ts(pw) if pw else None
                 want["d%d" % k] = show_ts(pw)[:10] if pw else None
@@ -454,7 +462,7 @@ def run_case(case):
                 case.counts["parsed" if pw else "parsed: NULL"] += 4
             if "u%d" % k in g:
                 pw = parse_wall(tk, lw, r["_p%du" % k])
-                if pw is None:
+                if pw is None or bad:
                     want["u%d" % k] = LONG_MIN
                 elif any(t[0] in "ZXz" for t in tk if t[0]):
                     want["u%d" % k] = ((pw - dt.datetime(1970, 1, 1)) // dt.timedelta(milliseconds=1)
