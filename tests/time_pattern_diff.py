@@ -227,8 +227,8 @@ def parseable(toks):
     if "D" in names and ("y" not in names or ("d" in names and "M" not in names)):
         return False  # D and d alone: SimpleDateFormat takes the later, DateTimeFormatter D
     for (a, an), (b, btext) in zip(toks, toks[1:]):
-        if a in NUMERIC:
-            if b in NUMERIC and not fixed_width(a, an):
+        if a in NUMERIC and not (a == "M" and an >= 3):
+            if b in NUMERIC and not (b == "M" and btext >= 3) and not fixed_width(a, an):
                 return False
             if b is None and btext[:1].isdigit():
                 return False
@@ -267,7 +267,16 @@ def parts_of(toks, w, off_min):
 
 # ---- random patterns and times ----
 
+# patterns people write (a fifth of the patterns drawn)
+COMMON = ["dMMMyyyy", "d MMM yyyy", "EEE, d MMM yyyy HH:mm:ss Z", "yyyyMMddHHmmssSSS", "h:mm a",
+          "yyyy-MM-dd'T'HH:mm:ss.SSSXXX", "MMMM d, yyyy", "dd.MM.yy", "yyyy-DDD", "k:mm", "K:mm a, z",
+          "yyyy-MM-dd HH:mm:ss", "yyMMdd", "EEEE, MMMM d, yyyy 'at' h:mm:ss a", "d/M/yyyy H:m:s.S",
+          "yyyy-MM-dd'T'HH:mm:ssZ", "yyyy.MM.dd", "HHmmss", "MMMyyyy", "dMMMyy HHmm"]
+
+
 def rand_pattern(rng, zone_has_half_hours):
+    if rng.random() < 0.2:
+        return rng.choice(COMMON)
     n = rng.randint(1, 7)
     out = []
     for _ in range(n):

@@ -784,8 +784,11 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
             i += t->lit_len;
             continue;
         }
-        /* A numeric field next to another numeric field takes exactly its width. */
-        bool adjacent = k + 1 < f->n && f->tok[k + 1].letter && strchr("yMdHhkKmsSD", f->tok[k + 1].letter);
+        /* A numeric field next to another numeric field takes exactly its width (MMM and longer are
+         * names, u and w numbers). */
+        const ftok *nx = k + 1 < f->n ? &f->tok[k + 1] : NULL;
+        bool adjacent =
+            nx && nx->letter && strchr("yMdHhkKmsSDuw", nx->letter) && !(nx->letter == 'M' && nx->count >= 3);
         if (t->letter == 'M' && t->count >= 3) {
             int found = -1;
             for (int m = 0; m < 12 && found < 0; m++) {
@@ -1537,7 +1540,9 @@ const xfunc weir__funcs_time[] = {
     {"TO_TIMESTAMP", "TO_TIMESTAMP(STRING [, STRING format])", bind_parse, 0},
     {"TO_DATE", "TO_DATE(STRING [, STRING format])", bind_parse, 2},
     {"UNIX_TIMESTAMP", "UNIX_TIMESTAMP([STRING [, STRING format]])", bind_parse, 1},
-    {"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_LTZ(numeric [, 0|3]) or TO_TIMESTAMP_LTZ(STRING [, STRING format [, STRING zone]])", bind_to_ltz, 0},
+    {"TO_TIMESTAMP_LTZ",
+     "TO_TIMESTAMP_LTZ(numeric [, 0|3]) or TO_TIMESTAMP_LTZ(STRING [, STRING format [, STRING zone]])", bind_to_ltz,
+     0},
     {"DATE_FORMAT", "DATE_FORMAT(timestamp|date|time, STRING format)", bind_format, 0},
     {"FROM_UNIXTIME", "FROM_UNIXTIME(BIGINT [, STRING format])", bind_format, 1},
     {"CONVERT_TZ", "CONVERT_TZ(STRING, STRING from_zone, STRING to_zone)", bind_convert_tz, 0},
