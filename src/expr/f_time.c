@@ -755,7 +755,8 @@ static size_t format_ts(const dfmt *f, int64_t ms, int64_t offset_ms, char *o)
             n += put_num(o + n, off / 60, 2);
             if (t->letter == 'X' && cnt == 1)
                 break;
-            if ((t->letter == 'X' && cnt >= 3) || t->letter == 'z')
+            /* XXX and XXXXX +08:00; X +08, XX and XXXX +0800 (as DateTimeFormatter) */
+            if ((t->letter == 'X' && (cnt == 3 || cnt >= 5)) || t->letter == 'z')
                 o[n++] = ':';
             n += put_num(o + n, off % 60, 2);
         }
@@ -769,6 +770,10 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
 {
     weir__civil c = {1970, 1, 1, 0, 0, 0, 0};
     int pm = -1, h12 = -1;
+    /* The day of the year, and whether a month and a day of the month were read (and the day
+     * before D): D gives the date unless a day of the month came after it, or with a month. */
+    int doy = -1;
+    bool have_month = false, have_day = false, day_before_doy = false;
     uint32_t i = 0;
     *has_off = false;
     for (uint32_t k = 0; k < f->n; k++) {
@@ -779,8 +784,11 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
             i += t->lit_len;
             continue;
         }
-        /* A numeric field next to another numeric field takes exactly its width. */
-        bool adjacent = k + 1 < f->n && f->tok[k + 1].letter && strchr("yMdHhkKmsSD", f->tok[k + 1].letter);
+        /* A numeric field next to another numeric field takes exactly its width (MMM and longer are
+         * names, u and w numbers). */
+        const ftok *nx = k + 1 < f->n ? &f->tok[k + 1] : NULL;
+        bool adjacent =
+            nx && nx->letter && strchr("yMdHhkKmsSDuw", nx->letter) && !(nx->letter == 'M' && nx->count >= 3);
         if (t->letter == 'M' && t->count >= 3) {
             int found = -1;
             for (int m = 0; m < 12 && found < 0; m++) {
@@ -791,6 +799,7 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
             if (found < 0)
                 return -1;
             c.month = found + 1;
+            have_month = true;
             continue;
         }
         if (t->letter == 'E') {
@@ -824,10 +833,14 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
                 continue;
             }
             if (t->letter == 'z' && i + 3 <= s.len && (!strncasecmp(s.ptr + i, "UTC", 3) || !strncasecmp(s.ptr + i, "GMT", 3))) {
+                bool gmt = !strncasecmp(s.ptr + i, "GMT", 3);
                 i += 3;
                 *has_off = true;
                 *offset_ms = 0;
-                if (i >= s.len || (s.ptr[i] != '+' && s.ptr[i] != '-'))
+                /* GMT+08:00 as z writes it; UTC is a whole name, so a sign after it, or after GMT
+                 * without a digit, is the text that follows */
+                if (!gmt || i + 1 >= s.len || (s.ptr[i] != '+' && s.ptr[i] != '-') || s.ptr[i + 1] < '0' ||
+                    s.ptr[i + 1] > '9')
                     continue;
             }
             if (i >= s.len || (s.ptr[i] != '+' && s.ptr[i] != '-'))
@@ -846,7 +859,9 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
             *offset_ms = sign * (hh * 3600000LL + mm * 60000LL);
             continue;
         }
-        int maxw = adjacent ? t->count : (t->letter == 'y' ? 9 : t->letter == 'S' ? 9 : 4);
+        /* Otherwise it reads the digits there are (up to 9), as SimpleDateFormat: 'ddddd' reads the
+         * 00012 it writes. */
+        int maxw = adjacent ? t->count : 9;
         if (t->letter == 'y' && t->count == 2 && adjacent)
             maxw = 2;
         int64_t v = 0;
@@ -864,8 +879,8 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
             if (t->count == 2 && nd <= 2)
                 c.year = 2000 + v; /* two-digit years: 2000-2099 */
             break;
-        case 'M': c.month = (int)v; break;
-        case 'd': c.day = (int)v; break;
+        case 'M': c.month = (int)v, have_month = true; break;
+        case 'd': c.day = (int)v, have_day = true, day_before_doy = doy < 0; break;
         case 'H': c.hour = (int)v; break;
         case 'k': c.hour = (int)(v == 24 ? 0 : v); break;
         case 'K':
@@ -881,7 +896,7 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
             c.millis = (int)ms;
             break;
         }
-        case 'D': c.month = 1, c.day = (int)v; break;
+        case 'D': doy = (int)v; break;
         default: break;
         }
     }
@@ -889,13 +904,18 @@ static int parse_ts(const dfmt *f, xstr s, int64_t *out_ms, bool *has_off, int64
         i++;
     if (i != s.len)
         return -1;
+    if (doy >= 0 && (!have_day || (!have_month && day_before_doy))) {
+        if (doy < 1 || doy > 365 + leap(c.year))
+            return -1;
+        c.month = 1, c.day = doy;
+    }
     if (h12 >= 0)
         c.hour = (h12 % 12) + (pm == 1 ? 12 : 0);
     else if (pm == 1 && c.hour < 12)
         c.hour += 12;
     static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (c.month < 1 || c.month > 12 || c.hour > 23 || c.minute > 59 || c.second > 59 || c.day < 1 ||
-        (c.day > mdays[c.month - 1] + (c.month == 2 && leap(c.year)) && !(f->n && c.day <= 366 && c.month == 1)))
+        (c.day > mdays[c.month - 1] + (c.month == 2 && leap(c.year)) && !(doy >= 0 && c.month == 1 && c.day == doy)))
         return -1;
     *out_ms = weir__ms_from_civil(&c);
     return 0;
@@ -982,8 +1002,8 @@ static int parse_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, 
             int64_t utc = has_off ? ms - off : x_utc(cx, ms);
             o[i] = x_floordiv(utc, 1000);
         } else {
-            if (has_off)
-                ms = x_local(cx, ms - off);
+            /* the wall time the text names; an offset in it is dropped, as Flink's TO_TIMESTAMP
+             * takes the text's fields */
             if (ms < MS_MIN || ms > MS_MAX)
                 x_setnull(cx, out, i);
             else
@@ -1081,9 +1101,82 @@ static int to_ltz_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n,
     return 0;
 }
 
+static void tz_free(void *p) { weir__tz_free(p); }
+
+/* The wall time of TO_TIMESTAMP_LTZ(s, fmt, zone) read in its zone (aux: the zone; NULL is UTC). */
+static int wall_in_zone_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act,
+                               xvec *out)
+{
+    const weir__tz *tz = e->aux;
+    int64_t *o = out->data;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!x_live(out, act, i))
+            continue;
+        int64_t utc = ((const int64_t *)a[0].data)[i];
+        if (tz)
+            utc = weir__tz_to_utc(tz, utc);
+        if (utc < MS_MIN || utc > MS_MAX)
+            x_setnull(cx, out, i);
+        else
+            o[i] = utc;
+    }
+    return 0;
+}
+
+/*
+ * TO_TIMESTAMP_LTZ(s [, fmt [, zone]]): s read as TO_TIMESTAMP reads it, and that wall time taken
+ * in UTC, or in zone (a string literal), not in the session zone.
+ */
+static int bind_to_ltz_text(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
+                            weir_error *err)
+{
+    int rc = need_str_args(a, f, args, n, 0, err);
+    if (rc)
+        return rc;
+    weir__tz *tz = NULL;
+    if (n == 3) {
+        if (args[2]->kind != N_LITERAL || args[2]->lit.is_null)
+            return weir_error_set(err, WEIR_EPLAN,
+                                  "TO_TIMESTAMP_LTZ takes its time zone as a string literal ('UTC', '+08:00', "
+                                  "'Europe/Berlin')");
+        char name[64];
+        xstr v = args[2]->lit.v.s;
+        if (v.len >= sizeof name) /* no zone's name is this long: not cut into one that is */
+            return weir_error_set(err, WEIR_EPLAN, "TO_TIMESTAMP_LTZ: unknown time zone '%.*s...'", 40, v.ptr);
+        snprintf(name, sizeof name, "%.*s", (int)v.len, v.ptr);
+        weir_error zerr = {0};
+        if (weir__tz_load(name, &tz, &zerr))
+            return weir_error_set(err, WEIR_EPLAN, "TO_TIMESTAMP_LTZ: %s", zerr.message);
+        if (tz && weir__arena_on_destroy(a, tz_free, tz)) {
+            weir__tz_free(tz);
+            return nomem_b(err);
+        }
+    }
+    uint32_t np = n > 2 ? 2 : n;
+    weir_expr *parse = weir__call_node(a, f, args, np, tmake(WEIR_TYPE_TIMESTAMP_LTZ, true), parse_kernel,
+                                       F_STRICT | F_MAYNULL);
+    if (!parse)
+        return nomem_b(err);
+    parse->p0 = 0;
+    if (np == 2 && (rc = set_fmt(a, f, parse, args[1], NULL, err)))
+        return rc;
+    if (n < 3) {
+        *out = parse;
+        return 0;
+    }
+    *out = weir__call_node(a, f, &parse, 1, tmake(WEIR_TYPE_TIMESTAMP_LTZ, true), wall_in_zone_kernel,
+                           F_STRICT | F_MAYNULL);
+    if (!*out)
+        return nomem_b(err);
+    (*out)->aux = tz;
+    return 0;
+}
+
 static int bind_to_ltz(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint32_t n, weir_expr **out,
                        weir_error *err)
 {
+    if (n >= 1 && n <= 3 && args[0]->type.id == WEIR_TYPE_STRING)
+        return bind_to_ltz_text(a, f, args, n, out, err);
     if (n < 1 || n > 2)
         return weir__bad_args(f, args, n, err);
     weir_type_id id = args[0]->type.id;
@@ -1447,7 +1540,9 @@ const xfunc weir__funcs_time[] = {
     {"TO_TIMESTAMP", "TO_TIMESTAMP(STRING [, STRING format])", bind_parse, 0},
     {"TO_DATE", "TO_DATE(STRING [, STRING format])", bind_parse, 2},
     {"UNIX_TIMESTAMP", "UNIX_TIMESTAMP([STRING [, STRING format]])", bind_parse, 1},
-    {"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_LTZ(numeric, 0|3)", bind_to_ltz, 0},
+    {"TO_TIMESTAMP_LTZ",
+     "TO_TIMESTAMP_LTZ(numeric [, 0|3]) or TO_TIMESTAMP_LTZ(STRING [, STRING format [, STRING zone]])", bind_to_ltz,
+     0},
     {"DATE_FORMAT", "DATE_FORMAT(timestamp|date|time, STRING format)", bind_format, 0},
     {"FROM_UNIXTIME", "FROM_UNIXTIME(BIGINT [, STRING format])", bind_format, 1},
     {"CONVERT_TZ", "CONVERT_TZ(STRING, STRING from_zone, STRING to_zone)", bind_convert_tz, 0},
