@@ -164,6 +164,7 @@ typedef struct file_source {
      * opens it once. Local files only. NULL: none.
      */
     struct file_reader *spare;
+    uint64_t spare_end; /* the end of the range spare read */
     uint32_t find_next; /* where find_split looks first: after the split found last */
 } file_source;
 
@@ -1415,7 +1416,9 @@ static int fs_open_split(void *p, const char *id, const void *pos,
     }
     if (reopen) {
         file_reader keep = *r;
-        knows_next = keep.done;
+        /* only for a range that starts at or after the end of the one
+         * before (a range opened out of order begins as any other) */
+        knows_next = keep.done && s->spare_end <= sp->start;
         next_start = keep.file_off + keep.pos;
         memset(r, 0, sizeof *r);
         r->fd = keep.fd;
@@ -1540,6 +1543,7 @@ static void fs_close_split(void *p)
     file_source *s = r->src;
     if (r->fd >= 0 && !s->s3 && !s->spare) {
         s->spare = r; /* kept for the next range of the file */
+        s->spare_end = r->split ? r->split->end : UINT64_MAX;
         return;
     }
     reader_free(r);
