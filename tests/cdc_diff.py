@@ -58,44 +58,16 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import diffrun  # noqa: E402
+from dbzhist import envelope, gen_history, maybe  # noqa: E402
 
 KEYS = ["a", "b", "c", "d", "e"]
 STRS = ["x", "y", "zz", "\u00e9t\u00e9", "q\"uote"]
 NAMES = ["n1", "n2", "n3"]
 
 
-def maybe(rng, p, v):
-    return None if rng.random() < p else v
-
-
-def gen_history(rng, n_ids, new_row):
-    """A consistent debezium history: [(op, before, after)] and the final
-    rows {id: row}."""
-    cur = {}
-    events = []
-    free = list(range(n_ids))
-    rng.shuffle(free)
-    for _ in range(rng.randint(0, min(len(free), 8))):  # the snapshot
-        i = free.pop()
-        cur[i] = new_row(i)
-        events.append(("r", None, cur[i]))
-    for _ in range(rng.randint(0, 160)):
-        x = rng.random()
-        if free and (x < 0.3 or not cur):
-            i = free.pop()
-            cur[i] = new_row(i)
-            events.append(("c", None, cur[i]))
-        elif cur and x < 0.85:
-            i = rng.choice(sorted(cur))
-            after = dict(cur[i]) if rng.random() < 0.1 else new_row(i)  # sometimes unchanged
-            events.append(("u", cur[i], after))
-            cur[i] = after
-        elif cur:
-            i = rng.choice(sorted(cur))
-            events.append(("d", cur.pop(i), None))
-            if rng.random() < 0.5:
-                free.append(i)  # the id comes back later
-    return events, cur
+def same_or_new(new_row):
+    """An update's new row: sometimes unchanged (still a retraction and an add), else a new one."""
+    return lambda rng, i, row: dict(row) if rng.random() < 0.1 else new_row(i)
 
 
 def gen_job(rng):
@@ -120,8 +92,8 @@ def gen_job(rng):
 
     def u_row(i):
         return {"uid": i, "k": maybe(rng, 0.1, rng.choice(KEYS[:nk])), "name": maybe(rng, 0.1, rng.choice(NAMES))}
-    j.t_events, j.t_final = gen_history(rng, rng.randint(1, 40), t_row)
-    j.u_events, j.u_final = gen_history(rng, rng.randint(1, 8), u_row)
+    j.t_events, j.t_final = gen_history(rng, rng.randint(1, 40), t_row, same_or_new(t_row), 8, 160)
+    j.u_events, j.u_final = gen_history(rng, rng.randint(1, 8), u_row, same_or_new(u_row), 8, 160)
     j.queries = [rng.choice(QUERIES)(rng) for _ in range(rng.randint(3, 8))]
     # about one job in three writes into PRIMARY KEY sinks through the upsert materializer
     j.upsert = rng.random() < 0.35
@@ -301,13 +273,6 @@ UPSERT_QUERIES = [u_filter, u_group, u_join, u_left_join, u_join_group, u_topn, 
 
 QUERIES = [q_filter, q_project, q_group, q_minmax_s, q_having, q_global, q_distinct, q_count_distinct,
            q_two_level, q_join, q_left_join, q_join_group, q_topn]
-
-
-def envelope(op, before, after, schema):
-    e = {"before": before, "after": after, "op": op}
-    if schema:
-        e = {"schema": {"type": "struct", "optional": False}, "payload": e}
-    return json.dumps(e)
 
 
 def job_sql(j):

@@ -68,6 +68,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import diffrun  # noqa: E402
+from dbzhist import envelope, gen_history, maybe  # noqa: E402
 
 D = decimal.Decimal
 decimal.getcontext().prec = 80
@@ -82,10 +83,6 @@ TSS = ["1969-12-31 23:59:59.999", "1970-01-01 00:00:00.000", "2020-02-29 12:00:0
        "1900-01-01 00:00:00.000", "2038-01-19 03:14:08.500"]
 
 
-def maybe(rng, p, v):
-    return None if rng.random() < p else v
-
-
 def new_row(rng, i, nk):
     return {"id": i, "k": maybe(rng, 0.1, rng.choice(KEYS[:nk])),
             "v": maybe(rng, 0.15, rng.randint(-5, 20)),
@@ -98,40 +95,18 @@ def new_row(rng, i, nk):
             "f": maybe(rng, 0.2, rng.randint(0, 5))}
 
 
-def gen_history(rng, n_ids, nk, n_events):
-    """A consistent debezium history: [(op, before, after)]."""
-    cur = {}
-    events = []
-    free = list(range(n_ids))
-    rng.shuffle(free)
-    for _ in range(rng.randint(0, min(len(free), 6))):  # the snapshot
-        i = free.pop()
-        cur[i] = new_row(rng, i, nk)
-        events.append(("r", None, cur[i]))
-    for _ in range(rng.randint(0, n_events)):
-        x = rng.random()
-        if free and (x < 0.3 or not cur):
-            i = free.pop()
-            cur[i] = new_row(rng, i, nk)
-            events.append(("c", None, cur[i]))
-        elif cur and x < 0.85:
-            i = rng.choice(sorted(cur))
-            if rng.random() < 0.15:
-                after = dict(cur[i])  # unchanged: still a retraction and an add
-            elif rng.random() < 0.5:
-                after = dict(cur[i])  # one column changes
-                c = rng.choice(["k", "v", "d", "e", "m", "s", "ts", "b", "f"])
-                after[c] = new_row(rng, i, nk)[c]
-            else:
-                after = new_row(rng, i, nk)
-            events.append(("u", cur[i], after))
-            cur[i] = after
-        elif cur:
-            i = rng.choice(sorted(cur))
-            events.append(("d", cur.pop(i), None))
-            if rng.random() < 0.5:
-                free.append(i)
-    return events, cur
+def updated(nk):
+    """An update's new row: unchanged (still a retraction and an add), one column changed, or a new row."""
+    def up(rng, i, row):
+        if rng.random() < 0.15:
+            return dict(row)
+        if rng.random() < 0.5:
+            after = dict(row)
+            c = rng.choice(["k", "v", "d", "e", "m", "s", "ts", "b", "f"])
+            after[c] = new_row(rng, i, nk)[c]
+            return after
+        return new_row(rng, i, nk)
+    return up
 
 
 # ---- values as the model sees them ------------------------------------------------------------
@@ -498,16 +473,10 @@ def gen_job(rng):
     j.split = rng.random() < 0.3
     j.schema = rng.random() < 0.2
     nk = rng.randint(1, len(KEYS))
-    j.events, j.final = gen_history(rng, rng.randint(1, 25), nk, rng.choice([10, 40, 120]))
+    j.events, j.final = gen_history(rng, rng.randint(1, 25), lambda i: new_row(rng, i, nk), updated(nk), 6,
+                                      rng.choice([10, 40, 120]))
     j.queries = [gen_query(rng, j, qi) for qi in range(rng.randint(2, 5))]
     return j
-
-
-def envelope(op, before, after, schema):
-    e = {"before": before, "after": after, "op": op}
-    if schema:
-        e = {"schema": {"type": "struct", "optional": False}, "payload": e}
-    return json.dumps(e)
 
 
 def job_sql(j):
