@@ -235,6 +235,18 @@ def sum_type(t):
     return {"INT": ("BIGINT",), "BIGINT": ("BIGINT",), "DOUBLE": ("DOUBLE",)}.get(t[0]) or decimal_type(38, t[2])
 
 
+def sum_of(vs, st):
+    """SUM of the non-null values vs as weir gives it in type st: NULL for
+    no value, and NULL for a DECIMAL sum that does not fit DECIMAL(38, s)
+    (docs/aggregates.md: Flink returns NULL on decimal overflow)."""
+    if not vs:
+        return None
+    total = sum(vs)
+    if st[0] == "DECIMAL" and abs(total) >= Decimal(10) ** (st[1] - st[2]):
+        return None
+    return total
+
+
 def pair_type(j, cl, cr):
     (tl, nl), (tr, nr) = col_type(j, "l", cl), col_type(j, "r", cr)
     return common(tl, tr), nl and nr
@@ -302,7 +314,7 @@ def oracle(j, q):
     out = collections.Counter()
     for g, ws in groups.items():
         nn = [w for w in ws if w is not None]
-        total = text(sum(nn), st) if nn else None  # exact: the values have st's scale, or are dyadic
+        total = text(sum_of(nn, st), st)  # exact: the values have st's scale, or are dyadic
         if shape == "group":
             out[(g, total, type_name(st, False), str(len(nn)),
                  text(min(nn), t) if nn else None, text(max(nn), t) if nn else None)] += 1
@@ -324,7 +336,7 @@ def changelog_oracle(j, op, cl, cr):
         out = collections.Counter()
         for k, vs in groups.items():
             nn = [v for v in vs if v is not None]
-            out[(widen(sum(nn), t) if nn else None, k)] += 1
+            out[(widen(sum_of(nn, sts[side]), t), k)] += 1
         return out
     L, R = table("l", cl), table("r", cr)
     return collections.Counter({(text(v[0], t), type_name(t, False), v[1]): n for v, n in combine(op, L, R).items()})
