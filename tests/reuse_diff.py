@@ -15,7 +15,11 @@ slide, offset or gap, or its GROUP BY function form; the GROUP BY keys
 (order, one more, one fewer) or their grouping sets; an aggregate's
 function, argument, DISTINCT, FILTER or LISTAGG separator; HAVING; a WHERE
 literal (on the partition column too: pruned folders); a Top-N's N, order or
-partition; a deduplication's order; a join's condition or type; an OPTIONS
+partition; a deduplication's order; a join's condition or type; an OVER
+aggregation's function, partition, frame (ROWS or RANGE) or bound; a window
+Top-N's (over a window table function or a window aggregation) N, order,
+partition, rank function or window; an interval join's bounds or a window
+join's window (both also their type and keys); an OPTIONS
 hint on the table (another path, datagen seed or bound); a STATE_TTL hint;
 UNION against UNION ALL; DISTINCT - adds the base once more unchanged, runs
 them all as the INSERTs of one job and each alone in a job of its own (with
@@ -130,8 +134,8 @@ def agg_text(a):
     return "%s(%s)%s" % (fn, inner, " FILTER (WHERE %s)" % filt if filt else "")
 
 
-def draw_window(rng):
-    kind = rng.choice(["TUMBLE", "HOP", "CUMULATE", "SESSION"])
+def draw_window(rng, sessions=True):
+    kind = rng.choice(["TUMBLE", "HOP", "CUMULATE"] + (["SESSION"] if sessions else []))
     if kind == "TUMBLE":
         return (kind, rng.choice([2, 3, 5]), 0, rng.choice([0, 0, 1]))
     if kind in ("HOP", "CUMULATE"):
@@ -417,12 +421,119 @@ def setop_variant(rng, q):
     return hint_variant(rng, q)
 
 
+# ---- OVER aggregation ---------------------------------------------------------------------------------
+
+OVER_FNS = ["SUM(v)", "COUNT(v)", "MAX(v)", "MIN(v)", "AVG(v)", "COUNT(*)"]
+
+
+def over_frame(q):
+    if q.frame[0] == "ROWS":
+        return "ROWS BETWEEN %d PRECEDING AND CURRENT ROW" % q.frame[1]
+    return "RANGE BETWEEN INTERVAL '%d' SECOND PRECEDING AND CURRENT ROW" % q.frame[1]
+
+
+def over_sql(q):
+    part = "PARTITION BY %s " % q.part if q.part else ""
+    return ("SELECT id, k, v, %s OVER (%sORDER BY ts %s) FROM %s%s"
+            % (q.fn, part, over_frame(q), src_ref(q), where_text(q)))
+
+
+def over_variant(rng, q):
+    what = rng.choice(["fn", "part", "frame", "bound", "where", "hint"])
+    if what == "fn":
+        return q.copy(fn=rng.choice([f for f in OVER_FNS if f != q.fn])), "OVER function"
+    if what == "part":
+        return q.copy(part=rng.choice([p for p in [None, "k", "g"] if p != q.part])), "OVER PARTITION BY"
+    if what == "frame":
+        return q.copy(frame=("RANGE" if q.frame[0] == "ROWS" else "ROWS", q.frame[1])), "ROWS or RANGE"
+    if what == "bound":
+        return q.copy(frame=(q.frame[0], q.frame[1] + 1)), "frame bound"
+    if what == "where":
+        return where_variant(rng, q)
+    return hint_variant(rng, q)
+
+
+# ---- window Top-N (over a window table function or a window aggregation) ----------------------------
+
+def wrank_sql(q):
+    part = ", ".join(["window_start", "window_end"] + ([q.part] if q.part else []))
+    if q.over_agg:
+        # over a window aggregation: the aggregation below may be reused, the rank never
+        inner = ("SELECT k, g, window_start, window_end, SUM(v) AS v, MAX(id) AS id FROM TABLE(%s)%s "
+                 "GROUP BY k, g, window_start, window_end" % (win_text(q), where_text(q)))
+    else:
+        inner = "SELECT * FROM TABLE(%s)%s" % (win_text(q), where_text(q))
+    return ("SELECT window_start, id, k, v, rn FROM (SELECT *, %s() OVER (PARTITION BY %s ORDER BY %s) AS rn "
+            "FROM (%s)) WHERE rn <= %d" % (q.rankfn, part, q.order, inner, q.n))
+
+
+def wrank_variant(rng, q):
+    what = rng.choice(["n", "order", "part", "fn", "window", "where", "hint"])
+    if what == "n":
+        return q.copy(n=q.n + rng.choice([-1, 1]) if q.n > 1 else 2), "N"
+    if what == "order":
+        return q.copy(order=rng.choice([o for o in WRANK_ORDERS if o != q.order])), "ORDER BY"
+    if what == "part":
+        return q.copy(part=rng.choice([p for p in [None, "k", "g"] if p != q.part])), "PARTITION BY"
+    if what == "fn":
+        return q.copy(rankfn=rng.choice([f for f in ["ROW_NUMBER", "RANK", "DENSE_RANK"] if f != q.rankfn])), \
+            "rank function"
+    if what == "window":
+        return q.copy(win=draw_window(rng, sessions=False)), "window"
+    if what == "where":
+        return where_variant(rng, q)
+    return hint_variant(rng, q)
+
+
+WRANK_ORDERS = ["v DESC, id", "v ASC, id", "id DESC"]
+
+
+# ---- interval and window joins ------------------------------------------------------------------------
+
+def tjoin_sql(q):
+    other = q.table + (" /*+ OPTIONS(%s) */" % q.hint_b if q.hint_b else "")
+    cond = " AND ".join("a.%s = b.%s" % (c, c) for c in q.on)
+    if q.tj == "interval":
+        lo, hi = q.bounds
+        return ("SELECT a.id, b.id, a.v, b.v FROM %s AS a %s JOIN %s AS b ON %s AND a.ts BETWEEN "
+                "b.ts - INTERVAL '%d' SECOND AND b.ts + INTERVAL '%d' SECOND%s"
+                % (src_ref(q), q.jtype, other, cond, lo, hi,
+                   " WHERE " + cond_text(q.where[0], q.where[1], "a.") if q.where else ""))
+    win_b = win_text(q.copy(hint=q.hint_b))
+    return ("SELECT a.id, b.id, a.v, b.v, COALESCE(a.window_start, b.window_start) FROM "
+            "(SELECT * FROM TABLE(%s)%s) AS a %s JOIN (SELECT * FROM TABLE(%s)) AS b "
+            "ON a.window_start = b.window_start AND a.window_end = b.window_end AND %s"
+            % (win_text(q), where_text(q), q.jtype, win_b, cond))
+
+
+def tjoin_variant(rng, q):
+    what = rng.choice(["type", "on", "bounds", "where", "hint", "hint_b"])
+    if what == "type":
+        return q.copy(jtype=rng.choice([j for j in ["INNER", "LEFT", "RIGHT", "FULL"] if j != q.jtype])), "join type"
+    if what == "on":
+        on = ("k",) if q.on != ("k",) else rng.choice([("g",), ("k", "g")])
+        return q.copy(on=on), "join condition"
+    if what == "bounds":
+        if q.tj == "interval":
+            lo, hi = q.bounds
+            return q.copy(bounds=(lo + 1, hi) if rng.random() < 0.5 else (lo, hi + 1)), "interval bounds"
+        return q.copy(win=draw_window(rng, sessions=False)), "window"
+    if what == "where":
+        return where_variant(rng, q)
+    if what == "hint_b" and q.table == "t":
+        return q.copy(hint_b=None if q.hint_b else "'path' = 'in2.json'"), "OPTIONS on the right side"
+    return hint_variant(rng, q)
+
+
 FAMILIES = {
     "window": (window_sql, window_variant),
     "group": (group_sql, group_variant),
     "topn": (topn_sql, topn_variant),
     "join": (join_sql, join_variant),
     "setop": (setop_sql, setop_variant),
+    "over": (over_sql, over_variant),
+    "wrank": (wrank_sql, wrank_variant),
+    "tjoin": (tjoin_sql, tjoin_variant),
 }
 
 
@@ -457,6 +568,24 @@ def draw_base(rng, kind, table):
         q.on = rng.choice([("k",), ("g",), ("k", "g")])
         q.extra = rng.choice([None, None, "a.v < b.v", "a.id <> b.id"])
         q.hint_b = None
+    elif kind == "over":
+        q.fn = rng.choice(OVER_FNS)
+        q.part = rng.choice([None, "k", "g"])
+        q.frame = (rng.choice(["ROWS", "RANGE"]), rng.randint(0, 3))
+    elif kind == "wrank":
+        q.win = draw_window(rng, sessions=False)
+        q.over_agg = rng.random() < 0.4
+        q.part = rng.choice([None, "k", "g"])
+        q.order = rng.choice(WRANK_ORDERS)
+        q.rankfn = rng.choice(["ROW_NUMBER", "ROW_NUMBER", "RANK", "DENSE_RANK"])
+        q.n = rng.randint(1, 3)
+    elif kind == "tjoin":
+        q.tj = rng.choice(["interval", "window"])
+        q.jtype = rng.choice(["INNER", "LEFT", "RIGHT", "FULL"])
+        q.on = rng.choice([("k",), ("g",), ("k", "g")])
+        q.bounds = (rng.randint(0, 2), rng.randint(0, 2))
+        q.win = draw_window(rng, sessions=False)
+        q.hint_b = None
     else:
         q.setop = rng.choice(["UNION", "UNION ALL", "DISTINCT", "PLAIN"])
         q.lit2 = rng.randint(0, 6)
@@ -477,8 +606,10 @@ def n_columns(q):
         return len(q.keys) + (2 if q.kind == "window" else 0) + len(q.aggs)
     if q.kind == "topn":
         return 4 if q.show_rn else 3
-    if q.kind == "join":
+    if q.kind in ("join", "over") or (q.kind == "tjoin" and q.tj == "interval"):
         return 4
+    if q.kind in ("tjoin", "wrank"):
+        return 5
     return 2
 
 
@@ -521,9 +652,10 @@ def run_case(case):
     write_rows(case.path("in2.json"), rng, case.args.rows)
     write_parted(case.path("in_p"), case.path("in.json"))
     write_parted(case.path("in_p2"), case.path("in2.json"))
-    kind = rng.choice(["window"] * 3 + ["group"] * 2 + ["topn", "join", "setop"])
+    kind = rng.choice(["window"] * 3 + ["group"] * 2 + ["topn", "join", "setop", "over", "wrank", "tjoin"])
     # p: a partitioned table with no watermark (its folders are read one after another)
-    table = rng.choice(["d", "t", "t"] + (["p", "p"] if kind != "window" else []))
+    timed = kind in ("window", "over", "wrank", "tjoin")
+    table = rng.choice(["d", "t", "t"] + (["p", "p"] if not timed else []))
     base = draw_base(rng, kind, table)
     queries, whats = [base], ["base"]
     for _ in range(rng.randint(2, 4)):
@@ -575,6 +707,7 @@ def run_case(case):
                                               want.get(name, collections.Counter()),
                                               together.get(name, collections.Counter()))
     case.counts["rows"] += sum(sum(t.values()) for t in together.values())
+    case.counts["%s rows" % kind] += sum(sum(t.values()) for t in together.values())
     return problems
 
 

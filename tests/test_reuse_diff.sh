@@ -5,7 +5,10 @@
 # duplicates of it that each change one thing deciding its rows (a
 # window's kind, size, slide or offset, the GROUP BY keys, an aggregate,
 # HAVING, a WHERE literal, a Top-N's N, order or partition, a
-# deduplication's order, a join's condition or type, an OPTIONS hint, UNION
+# deduplication's order, a join's condition or type, an OVER aggregation's
+# function, partition or frame, a window Top-N's N, order, partition, rank
+# function or window, an interval join's bounds or a window join's
+# window, an OPTIONS hint, UNION
 # or UNION ALL, DISTINCT), plus the base again, run as the INSERTs of one
 # job must give what each gives alone in a job of its own; EXPLAIN must
 # show the exact duplicate as Reused (tests/reuse_diff.py). Bounded:
