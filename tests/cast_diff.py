@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Randomized differential test of CAST and TRY_CAST between STRING, INT,
-BIGINT, DOUBLE, DECIMAL(p, s) and BOOLEAN, and of STRING to DATE, TIME and
-TIMESTAMP (tests/test_cast_diff.sh runs it)
+BIGINT, DOUBLE, DECIMAL(p, s) and BOOLEAN, of STRING to DATE, TIME and
+TIMESTAMP, and of TIMESTAMP, TIMESTAMP_LTZ, STRING, DATE, TIME and BIGINT to
+TIMESTAMP(p) / TIMESTAMP_LTZ(p) (tests/test_cast_diff.sh runs it)
 against a model of the rules in docs/functions.md ("CAST and TRY_CAST"),
 written from them and from the Java semantics they name, with no code of
 weir's:
@@ -42,8 +43,21 @@ weir's:
   range is invalid. Each printed through CAST(... AS STRING) (yyyy-MM-dd,
   yyyy-MM-dd HH:mm:ss.SSS, HH:mm:ss[.SSS]); TRY_CASTs of one value to
   several types under CAST(... AS STRING) must each keep their own value.
+  -> TIMESTAMP(p) / TIMESTAMP_LTZ(p), p = 0 to 3: the fraction of the second
+  cut to p digits toward the past, 1969-12-31 23:59:59.5 included (it
+  becomes 23:59:59), from a TIMESTAMP(3) (random milliseconds, years 1 to
+  9999, many before 1970 and around it), a TIMESTAMP_LTZ(3), a text, a DATE,
+  a TIME(3) (on 1970-01-01) and BIGINT epoch seconds (to TIMESTAMP_LTZ), in
+  a session zone drawn for the case (offsets of 30 and 45 minutes, DST gaps
+  at midnight); wall time and instant meet there as in java.time (a gap moves
+  forward, an overlap takes the earlier instant), through Python's zoneinfo,
+  compared in 1900-2100 only. Each family at two precisions a case, CAST or
+  TRY_CAST, all in one SELECT (the cuts of one value at two precisions stay
+  apart). A second job counts the rows per key of GROUP BY CAST(ts AS
+  TIMESTAMP(p)) (or of the TIMESTAMP_LTZ, or its wall time), p mostly 0.
 A CAST (not TRY_CAST) of an invalid text must fail the job, naming the text.
 """
+import collections
 import datetime
 import decimal
 import json
@@ -52,6 +66,7 @@ import os
 import re
 import struct
 import sys
+import zoneinfo
 from decimal import Decimal, ROUND_DOWN
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
@@ -244,6 +259,110 @@ def to_time(t, p):
     return txt + ("." + (m.group(4) or "").ljust(3, "0")[:p] if p else "")
 
 
+# ---- TIMESTAMP(p) / TIMESTAMP_LTZ(p): the cut of the fraction ----------------
+# A TIMESTAMP is a wall time, a TIMESTAMP_LTZ an instant, both held here as
+# milliseconds since 1970-01-01 00:00 (of the wall clock / UTC). A CAST to
+# precision p < 3 cuts the fraction of the second to p digits toward the past
+# (1969-12-31 23:59:59.5 to TIMESTAMP(0) is 23:59:59): the milliseconds less
+# their floor remainder modulo 10^(3 - p). Wall time and instant meet in the
+# session zone as java.time has them (a wall time in a gap moves forward by
+# the gap, one in an overlap is the earlier instant: Python's fold=0).
+
+EPOCH = datetime.datetime(1970, 1, 1)
+MS = datetime.timedelta(milliseconds=1)
+EPOCH_DAY = EPOCH.toordinal()
+ZONES = ["UTC", "Asia/Kolkata", "America/New_York", "Asia/Kathmandu", "Australia/Lord_Howe", "America/St_Johns",
+         "Europe/Dublin", "America/Sao_Paulo", "Pacific/Apia"]
+WIDE_LO = (datetime.datetime(1, 1, 1) - EPOCH) // MS
+WIDE_HI = (datetime.datetime(9999, 12, 31, 23, 59, 59, 999000) - EPOCH) // MS
+# zone rules are compared from 1900 to 2100 only (as sql_time_diff draws them)
+ZONE_LO = (datetime.datetime(1900, 1, 2) - EPOCH) // MS
+ZONE_HI = (datetime.datetime(2099, 12, 30) - EPOCH) // MS
+
+
+def cut(ms, p):
+    return ms - ms % 10 ** (3 - p)
+
+
+def wall_text(ms):
+    """yyyy-MM-dd HH:mm:ss.SSS of a wall time."""
+    days, rest = divmod(ms, 86400000)
+    d = datetime.date.fromordinal(EPOCH_DAY + days)
+    s, f = divmod(rest, 1000)
+    return "%04d-%02d-%02d %02d:%02d:%02d.%03d" % (d.year, d.month, d.day, s // 3600, s // 60 % 60, s % 60, f)
+
+
+def wall_of(z, ms):
+    """The wall time in zone z of the instant ms."""
+    s, f = divmod(ms, 1000)
+    d = datetime.datetime.fromtimestamp(s, z).replace(tzinfo=None)
+    return (d - EPOCH) // MS + f
+
+
+def instant_of(z, ms):
+    """The instant of wall time ms in zone z (java.time's choice in a gap or overlap)."""
+    d = (EPOCH + datetime.timedelta(milliseconds=ms)).replace(tzinfo=z, fold=0)
+    return (d.replace(tzinfo=None) - d.utcoffset() - EPOCH) // MS
+
+
+def zoned(ms, f):
+    """f() where ms lies in 1900-2100, where the zone's rules are compared,
+    else "skip"."""
+    return f() if ZONE_LO <= ms <= ZONE_HI else "skip"
+
+
+def text_wall(t):
+    """The wall time of a text yyyy-MM-dd HH:mm:ss.SSS."""
+    d = datetime.datetime.strptime(t, "%Y-%m-%d %H:%M:%S.%f")
+    return (d - EPOCH) // MS
+
+
+def string_to_ltz(u, z, p):
+    """STRING -> TIMESTAMP_LTZ(p), shown in zone z: the text's wall time as an
+    instant of z, cut."""
+    t = to_timestamp(u)
+    if t in (None, "skip"):
+        return t
+    w = text_wall(t)
+    return zoned(w, lambda: to_ltz_shown(z, instant_of(z, w), p))
+
+
+def to_ltz_shown(z, instant, p):
+    return wall_text(wall_of(z, cut(instant, p)))
+
+
+def timestamp_outputs(rng, z):
+    """The casts to TIMESTAMP(p) and TIMESTAMP_LTZ(p) from each type that
+    reaches them, each family at two precisions of 0 to 3 drawn for the case
+    (the TIMESTAMP(3) text cast is among outputs()), each printed through
+    CAST(... AS STRING) (TIMESTAMP_LTZ in the session zone)."""
+    def on(col, f):
+        return lambda r: None if r[col] is None else f(r[col])
+
+    fams = [
+        # (name, source column, target, CAST or TRY_CAST, precisions, model of (value, p))
+        ("ts", "ts", "TIMESTAMP", None, range(4), lambda v, p: wall_text(cut(v, p))),
+        ("tl", "ts", "TIMESTAMP_LTZ", None, range(4),
+         lambda v, p: zoned(v, lambda: to_ltz_shown(z, instant_of(z, v), p))),
+        ("ls", "lz", "TIMESTAMP", None, range(4), lambda v, p: wall_text(cut(wall_of(z, v), p))),
+        ("ll", "lz", "TIMESTAMP_LTZ", None, range(4), lambda v, p: to_ltz_shown(z, v, p)),
+        ("us", "u", "TIMESTAMP", "TRY_CAST", range(3), lambda v, p: to_timestamp(v, p)),
+        ("ul", "u", "TIMESTAMP_LTZ", "TRY_CAST", range(4), lambda v, p: string_to_ltz(v, z, p)),
+        ("ds", "dd", "TIMESTAMP", None, range(4), lambda v, p: wall_text(cut(v * 86400000, p))),
+        ("dl", "dd", "TIMESTAMP_LTZ", None, range(4),
+         lambda v, p: zoned(v * 86400000, lambda: to_ltz_shown(z, instant_of(z, v * 86400000), p))),
+        ("hs", "tm", "TIMESTAMP", None, range(4), lambda v, p: wall_text(cut(v, p))),
+        ("bl", "es", "TIMESTAMP_LTZ", None, range(4), lambda v, p: to_ltz_shown(z, v * 1000, p)),
+    ]
+    outs = []
+    for name, col, target, fn, ps, model in fams:
+        fn = fn or rng.choice(["CAST", "TRY_CAST"])
+        for p in sorted(rng.sample(list(ps), 2)):
+            outs.append(("%s%d" % (name, p), "STRING", "CAST(%s(%s AS %s(%d)) AS STRING)" % (fn, col, target, p),
+                         "text", on(col, lambda v, model=model, p=p: model(v, p))))
+    return outs
+
+
 def show(v):
     if v is None:
         return "null"
@@ -424,6 +543,42 @@ def rand_long(rng):
     return rng.randint(-10 ** rng.randint(1, 12), 10 ** rng.randint(1, 12))
 
 
+def rand_ms(rng, bases, wide):
+    """Milliseconds of a TIMESTAMP or TIMESTAMP_LTZ: a third in the seconds
+    of bases (so that a GROUP BY of the cut meets several rows per group),
+    near 1970, on and around the edges of tenths and hundredths, anywhere in
+    1900-2100, and (wide) anywhere in years 1 to 9999."""
+    r = rng.random()
+    lo, hi = (WIDE_LO, WIDE_HI) if wide and rng.random() < 0.15 else (ZONE_LO, ZONE_HI)
+    if r < 0.35:
+        return rng.choice(bases) * 1000 + rng.randint(0, 999)
+    if r < 0.45:
+        return rng.randint(-3000, 3000)
+    if r < 0.65:
+        return rng.randint(lo // 1000, hi // 1000 - 1) * 1000 + rng.choice([0, 1, 9, 10, 11, 99, 100, 101, 500, 990, 999])
+    return rng.randint(lo, hi)
+
+
+def rand_bases(rng):
+    """Three seconds that many rows share: one before 1970, one after, one at it."""
+    return [rng.randint(ZONE_LO // 1000, -1), rng.randint(0, ZONE_HI // 1000), rng.randint(-2, 1)]
+
+
+def rand_day(rng):
+    lo, hi = (WIDE_LO, WIDE_HI) if rng.random() < 0.15 else (ZONE_LO, ZONE_HI)
+    return rng.randint(lo // 86400000, hi // 86400000)
+
+
+def rand_time_of_day(rng):
+    if rng.random() < 0.4:
+        return rng.randint(0, 86399) * 1000 + rng.choice([0, 1, 9, 10, 99, 100, 500, 999])
+    return rng.randint(0, 86399999)
+
+
+def zone_of(name):
+    return datetime.timezone.utc if name == "UTC" else zoneinfo.ZoneInfo(name)
+
+
 # ---- one case ------------------------------------------------------------------
 
 # (column, its type, SQL, its kind for the comparison, the model of it from a row)
@@ -453,10 +608,6 @@ def outputs(p2, s2):
          lambda r: None if r["u"] is None else to_date(r["u"])),
         ("ut", "STRING", "CAST(TRY_CAST(u AS TIMESTAMP(3)) AS STRING)", "text",
          lambda r: None if r["u"] is None else to_timestamp(r["u"])),
-        ("ut0", "STRING", "CAST(TRY_CAST(u AS TIMESTAMP(0)) AS STRING)", "text",
-         lambda r: None if r["u"] is None else to_timestamp(r["u"], 0)),
-        ("ut1", "STRING", "CAST(TRY_CAST(u AS TIMESTAMP(1)) AS STRING)", "text",
-         lambda r: None if r["u"] is None else to_timestamp(r["u"], 1)),
         ("uh0", "STRING", "CAST(TRY_CAST(u AS TIME(0)) AS STRING)", "text",
          lambda r: None if r["u"] is None else to_time(r["u"], 0)),
         ("uh3", "STRING", "CAST(TRY_CAST(u AS TIME(3)) AS STRING)", "text",
@@ -512,6 +663,24 @@ def compare(kind, want, got, counts):
     return None if got == w else "want %s" % w
 
 
+TABLE = ("CREATE TABLE t (id BIGINT, t STRING, u STRING, dt STRING, b BIGINT, i INT, x DECIMAL(%d, %d), z BOOLEAN, "
+         "ts TIMESTAMP(3), lz TIMESTAMP_LTZ(3), dd DATE, tm TIME(3), es BIGINT) "
+         "WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');")
+
+
+def when_json(row, col):
+    """The JSON text of a TIMESTAMP (ts), TIMESTAMP_LTZ (lz, a UTC instant
+    with a Z), DATE (dd) or TIME(3) (tm) value of the row."""
+    v = row[col]
+    if v is None:
+        return None
+    if col == "dd":
+        return wall_text(v * 86400000)[:10]
+    if col == "tm":
+        return wall_text(v)[11:]
+    return wall_text(v) + ("Z" if col == "lz" else "")
+
+
 def run_case(case):
     rng = case.rng
     rows = case.args.rows
@@ -519,30 +688,42 @@ def run_case(case):
     s1 = rng.randint(0, p1)
     p2 = rng.randint(1, 38)
     s2 = rng.randint(0, p2)
+    zone_name = rng.choice([n for n in ZONES if n == "UTC" or os.path.isfile("/usr/share/zoneinfo/" + n)])
+    zone = zone_of(zone_name)
+    bases = rand_bases(rng)
     data = []
     for i in range(rows):
         def maybe(v):
             return None if rng.random() < 0.04 else v
         data.append({"id": i, "t": maybe(rand_text(rng)), "u": maybe(rand_when_text(rng)), "d": maybe(rand_double(rng)), "b": maybe(rand_long(rng)),
                      "i": maybe(low_bits(rand_long(rng), 32) if rng.random() < 0.5 else rng.randint(-999, 999)),
-                     "x": maybe(rand_dec(rng, p1, s1)), "z": maybe(rng.random() < 0.5)})
+                     "x": maybe(rand_dec(rng, p1, s1)), "z": maybe(rng.random() < 0.5),
+                     "ts": maybe(rand_ms(rng, bases, True)), "lz": maybe(rand_ms(rng, bases, False)),
+                     "dd": maybe(rand_day(rng)), "tm": maybe(rand_time_of_day(rng)),
+                     "es": maybe(rng.randint(ZONE_LO // 1000, ZONE_HI // 1000))})
     with open(case.path("in.json"), "w", encoding="utf-8") as f:
         for r in data:
-            f.write('{"id": %d, "t": %s, "u": %s, "dt": %s, "b": %s, "i": %s, "x": %s, "z": %s}\n' % (
-                r["id"], json.dumps(r["t"]), json.dumps(r["u"]), "null" if r["d"] is None else json.dumps(dtext(r["d"])),
-                "null" if r["b"] is None else r["b"], "null" if r["i"] is None else r["i"],
-                "null" if r["x"] is None else format(r["x"], "f"), show(r["z"])))
-    outs = outputs(p2, s2)
+            f.write('{"id": %d, "t": %s, "u": %s, "dt": %s, "b": %s, "i": %s, "x": %s, "z": %s, '
+                    '"ts": %s, "lz": %s, "dd": %s, "tm": %s, "es": %s}\n' % (
+                        r["id"], json.dumps(r["t"]), json.dumps(r["u"]),
+                        "null" if r["d"] is None else json.dumps(dtext(r["d"])),
+                        "null" if r["b"] is None else r["b"], "null" if r["i"] is None else r["i"],
+                        "null" if r["x"] is None else format(r["x"], "f"), show(r["z"]),
+                        *(json.dumps(when_json(r, c)) for c in ("ts", "lz", "dd", "tm")),
+                        "null" if r["es"] is None else r["es"]))
+    cut_outs = timestamp_outputs(rng, zone)
+    cut_cols = {o[0] for o in cut_outs}
+    outs = outputs(p2, s2) + cut_outs
     sql = [
-        "CREATE TABLE t (id BIGINT, t STRING, u STRING, dt STRING, b BIGINT, i INT, x DECIMAL(%d, %d), z BOOLEAN) "
-        "WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');" % (p1, s1),
+        "SET 'table.local-time-zone' = '%s';" % zone_name,
+        TABLE % (p1, s1),
         "CREATE TABLE o (id BIGINT, %s) WITH ('connector' = 'print');"
         % ", ".join("%s %s" % (c, "DECIMAL(%d, %d)" % (p2, s2) if ty == "DEC" else ty) for c, ty, _, _, _ in outs),
         "INSERT INTO o SELECT id, %s FROM (SELECT *, CAST(dt AS DOUBLE) AS d FROM t);"
         % ", ".join(e for _, _, e, _, _ in outs),
     ]
     case.write("job.sql", "\n".join(sql) + "\n")
-    case.note = "(x DECIMAL(%d, %d), to DECIMAL(%d, %d))" % (p1, s1, p2, s2)
+    case.note = "(x DECIMAL(%d, %d), to DECIMAL(%d, %d), zone %s)" % (p1, s1, p2, s2, zone_name)
     r = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, rng.choice([1, 2])))
     if r.returncode != 0:
         return [diffrun.failed_run(r)]
@@ -568,10 +749,14 @@ def run_case(case):
                 # a DOUBLE -> DECIMAL rounds the text CAST(d AS STRING) gave (checked above)
                 row["d text"] = cells[[o[0] for o in outs].index("ds")]
             want = model(row)
+            if col in cut_cols:
+                case.counts["cut %s" % ("not compared" if want == "skip" else "compared")] += 1
             why = compare(kind, want, g, case.counts)
             if why:
                 src = {"t": row["t"], "u": row["u"], "d": None if row["d"] is None else dtext(row["d"]), "b": row["b"],
-                       "i": row["i"], "x": row["x"], "z": row["z"]}[re.search(r"\((\w+) AS", expr).group(1)]
+                       "i": row["i"], "x": row["x"], "z": row["z"], "ts": when_json(row, "ts"),
+                       "lz": when_json(row, "lz"), "dd": when_json(row, "dd"), "tm": when_json(row, "tm"),
+                       "es": row["es"]}[re.search(r"\((\w+) AS", expr).group(1)]
                 problems.append("%s of %r: got %s, %s" % (expr, src if not isinstance(src, Decimal) else str(src),
                                                           g, why))
         t = row["t"]
@@ -586,7 +771,42 @@ def run_case(case):
                 case.counts["text %s %s" % (what, "invalid" if v is None else "not compared" if v == "skip"
                                             else "valid")] += 1
     problems += cast_failures(case, data)
+    problems += group_counts(case, data, sql[1], zone_name, zone)
     return problems
+
+
+def group_counts(case, data, table, zone_name, zone):
+    """GROUP BY a cast to a lower precision: the rows of each second (tenth,
+    hundredth) of a TIMESTAMP or a TIMESTAMP_LTZ in one group, counted."""
+    rng = case.rng
+    p = rng.choice([0, 0, 0, 1, 2])
+    col, target, model = rng.choices([
+        ("ts", "TIMESTAMP", lambda v: wall_text(cut(v, p))),
+        ("lz", "TIMESTAMP_LTZ", lambda v: to_ltz_shown(zone, v, p)),
+        ("lz", "TIMESTAMP", lambda v: wall_text(cut(wall_of(zone, v), p))),
+    ], weights=[2, 1, 1])[0]
+    key = "CAST(%s AS %s(%d))" % (col, target, p)
+    case.write("group.sql", "SET 'table.local-time-zone' = '%s';\n%s\n"
+               "CREATE TABLE o (k STRING, n BIGINT) WITH ('connector' = 'print');\n"
+               "INSERT INTO o SELECT CAST(k AS STRING), n FROM (SELECT %s AS k, COUNT(*) AS n FROM t GROUP BY %s);\n"
+               % (zone_name, table, key, key))
+    r = case.run_weir(["run", "group.sql"] + diffrun.engine_options(case, rng.choice([1, 2])))
+    if r.returncode != 0:
+        return ["GROUP BY %s: %s" % (key, diffrun.failed_run(r))]
+    want = collections.Counter("null" if row[col] is None else model(row[col]) for row in data)
+    got, problems = {}, []
+    for line in r.stdout.splitlines():
+        line = line.split("> ", 1)[-1]
+        m = re.fullmatch(r"([+-][IUD])\[(.*), (-?[0-9]+)\]", line)
+        if not m:
+            problems.append("GROUP BY %s: unexpected line: %s" % (key, line))
+        elif m.group(1) in ("+I", "+U"):
+            got[m.group(2)] = int(m.group(3))
+        else:
+            got.pop(m.group(2), None)
+    case.counts["GROUP BY cut groups"] += len(want)
+    case.counts["GROUP BY cut groups of several rows"] += sum(1 for n in want.values() if n > 1)
+    return problems + diffrun.multiset_problems("GROUP BY %s (key, count)" % key, want.items(), got.items())
 
 
 def cast_failures(case, data):

@@ -635,6 +635,106 @@ Test(file_source, ranges_inside_a_long_record_read_nothing_again, .init = make_t
     weir_schema_destroy(s);
 }
 
+/*
+ * Counts, by key, the records of the "k:v" lines of a file's ranges read in
+ * the order given (indexes into ids).
+ */
+static void read_ranges_in_order(src_handle *h, const char **ids,
+                                 const uint32_t *order, uint32_t n, int *count,
+                                 int n_keys)
+{
+    static char got[32768];
+    got[0] = '\0';
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(
+            read_split(h, ids[order[i]], NULL, 0, 5, 0, got, sizeof got, NULL),
+            0, "%s", h->err.message);
+    memset(count, 0, (size_t)n_keys * sizeof *count);
+    for (char *line = strtok(got, "\n"); line; line = strtok(NULL, "\n")) {
+        long k = strtol(line, NULL, 10);
+        cr_assert(k >= 0 && k < n_keys, "unexpected record %s", line);
+        count[k]++;
+    }
+}
+
+/*
+ * order[0..n) as the ranges are opened: kind 0 descending, 1 each pair
+ * swapped (1, 0, 3, 2, ...), 2 a random permutation.
+ */
+static void range_order(int kind, uint32_t *order, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = kind == 0 ? n - 1 - i : i;
+    for (uint32_t i = 0; kind == 1 && i + 1 < n; i += 2) {
+        order[i] = i + 1;
+        order[i + 1] = i;
+    }
+    for (uint32_t i = n - 1; kind == 2 && i > 0; i--) {
+        uint32_t j = (uint32_t)rand() % (i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
+/*
+ * The ranges of one file opened in an order other than the file's (a
+ * descending one, one range then the one before it, a random permutation)
+ * read every record exactly once: a range begins where the record of the
+ * range opened before it ended only when it starts at or after that
+ * range's end; before it, it finds its first record as any range does.
+ */
+Test(file_source, ranges_opened_out_of_order_read_each_record_once,
+     .init = make_tmp, .fini = cleanup_tmp)
+{
+    unsigned seed = getenv("WEIR_TEST_SEED")
+                        ? (unsigned)atoi(getenv("WEIR_TEST_SEED"))
+                        : (unsigned)getpid();
+    fprintf(stderr,
+            "ranges out of order seed %u (set WEIR_TEST_SEED to repeat)\n",
+            seed);
+    srand(seed);
+    enum { KEYS = 120 };
+    static char text[32768];
+    size_t len = 0;
+    for (int i = 0; i < KEYS; i++) {
+        /* short records, and a few longer than a range */
+        int pad = i % 17 == 5 ? 300 : rand() % 40;
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "{\"k\": %d, \"v\": \"%*s\"}\n", i, pad, "");
+    }
+    write_file(tpath("f.json"), text);
+    weir_schema *s = kv_schema();
+    uint64_t sizes[] = {61, 97, (uint64_t)rand() % 400 + 20};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        weir_file_source_config cfg;
+        weir_file_source_config_init(&cfg);
+        cfg.path = tpath("f.json");
+        cfg.split_size_bytes = sizes[si];
+        cfg.read_buffer_bytes = 128;
+        src_handle h;
+        file_source(&h, &cfg, s);
+        src_open(&h, 0, 1);
+        static const char *ids[1024];
+        uint32_t n = discover_all(&h, ids, 1024);
+        cr_assert_gt(n, 3u, "split size %llu", (unsigned long long)sizes[si]);
+        static uint32_t order[1024];
+        static int count[KEYS];
+        for (int kind = 0; kind < 3; kind++) {
+            const char *what[] = {"descending", "pairs swapped", "shuffled"};
+            range_order(kind, order, n);
+            read_ranges_in_order(&h, ids, order, n, count, KEYS);
+            for (int k = 0; k < KEYS; k++)
+                cr_assert_eq(count[k], 1,
+                             "record %d read %d times: %s ranges of %llu "
+                             "bytes (seed %u)",
+                             k, count[k], what[kind],
+                             (unsigned long long)sizes[si], seed);
+        }
+        src_close(&h);
+    }
+    weir_schema_destroy(s);
+}
+
 Test(file_source, ranges_dealt_in_stride_continue_each_other,
      .init = make_tmp, .fini = cleanup_tmp)
 {

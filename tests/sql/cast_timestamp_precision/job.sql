@@ -1,10 +1,12 @@
 -- CAST to TIMESTAMP(p) or TIMESTAMP_LTZ(p) with p below 3 cuts the fraction
--- of the second to p digits, toward the past (before 1970 too), as Flink's
--- CAST does: GROUP BY CAST(ts AS TIMESTAMP(0)) groups per second. From a
--- text, a TIMESTAMP and a TIMESTAMP_LTZ (in a session zone that is not
--- UTC); TRY_CAST alike; TIMESTAMP(3) and TIMESTAMP without a precision
--- (Flink's 6) keep the milliseconds. Shared subexpressions must keep
--- CAST(x AS TIMESTAMP(0)) and CAST(x AS TIMESTAMP(1)) apart.
+-- of the second to p digits, toward the past, as Flink's CAST does from
+-- 1970 on (before it, Flink's cast of a TIMESTAMP value moves its
+-- milliseconds toward zero, a difference docs/functions.md names; weir
+-- stays toward the past): GROUP BY CAST(ts AS TIMESTAMP(0)) groups per
+-- second. From a text, a TIMESTAMP and a TIMESTAMP_LTZ (in a session zone
+-- that is not UTC); TRY_CAST alike; TIMESTAMP(3) and TIMESTAMP without a
+-- precision (Flink's 6) keep the milliseconds. Shared subexpressions must
+-- keep CAST(x AS TIMESTAMP(0)) and CAST(x AS TIMESTAMP(1)) apart.
 SET 'table.local-time-zone' = 'Asia/Kolkata';
 CREATE TEMPORARY VIEW v AS
 SELECT * FROM (VALUES
