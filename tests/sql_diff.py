@@ -55,7 +55,12 @@ and mostly aggregates the split takes, a COUNT(DISTINCT) among them, so that
 window aggregations are split), hint-options (some tables are declared over decoy.json, a third of the
 rows, and every query reads them through a view whose FROM carries
 OPTIONS('path' = 'in.json'): the oracle sees the rows of in.json, so a
-hint that did not replace the table's path gives other results).
+hint that did not replace the table's path gives other results), emit
+(table.exec.emit.early-fire with a delay of 0 - every record - or of
+processing time, and table.exec.emit.late-fire per late record or every
+delay, with allowed lateness: each firing retracts the one before, so the
+folded changelog must be the on-time result; with early firings windows
+are not sliced and FIRST_VALUE/LAST_VALUE follow arrival order).
 
 Runs on the shared differential driver (tests/support/diffrun.py): a job
 is its case; each failing query runs again alone.
@@ -406,7 +411,9 @@ def model(q, rows, passing):
                     # slices, then arrival; in a cumulating period a row
                     # whose step already fired joins the running
                     # accumulator on arrival
-                    if win[0] != "CUMULATE":
+                    if q.early:
+                        order = (0, 0, pos)  # no slices with early firings: arrival order
+                    elif win[0] != "CUMULATE":
                         order = (0, sl, pos)
                     else:
                         sl_end = sl + win[1]
@@ -498,8 +505,9 @@ def window_sql(win, src, keyed, off, millis):
     return "TABLE(SESSION(TABLE %s%s, DESCRIPTOR(ts), %s))" % (src, part, iv(win[1]))
 
 
-def gen_query(rng, qid, tables, lateness, feats, millis, late_cols, late_table=False):
+def gen_query(rng, qid, tables, lateness, feats, millis, late_cols, late_table=False, early=None):
     q = Query()
+    q.early = early
     q.millis = millis
     q.qid = qid
     q.table, q.delay = rng.choice(tables)
@@ -587,7 +595,8 @@ def gen_query(rng, qid, tables, lateness, feats, millis, late_cols, late_table=F
         # a TUMBLE over the first level's window_time is a window
         # aggregation whose input has none of the table's columns: a
         # late-row table that names them cannot be filled there
-        if (q.win[0] != "SESSION" and lateness == 0 and not q.legacy and not late_cols
+        # (early firings make the first level a changelog, which a window does not take)
+        if (q.win[0] != "SESSION" and lateness == 0 and not q.legacy and not late_cols and not early
                 and rng.random() < 0.5):
             q.cascade = ("TUMBLE", q.win[-1] * rng.choice([1, 2, 3]), nums)
             # Flink's documented form groups by window_time too
@@ -904,7 +913,7 @@ def fmt_row(kinds, vals):
 
 ALL_FEATS = {"view", "where", "having", "cascade", "late", "group-window-time", "split-aggs",
              "offset", "legacy", "millisecond", "late-columns", "grouping-sets", "agg-filter",
-             "agg-distinct", "listagg", "hint-options"}
+             "agg-distinct", "listagg", "hint-options", "emit"}
 
 
 class Job:
@@ -935,7 +944,15 @@ def gen_job(seed, index, feats, max_queries):
         j.lateness = 0
     else:
         qfeats = feats - {"split-aggs"}
-    j.queries = [gen_query(rng, i, j.tables, j.lateness, qfeats, j.millis, j.late_cols, j.late_table)
+    # early and late firings (table.exec.emit.*): each firing is an update that a later one
+    # retracts, so the folded changelog is the on-time result and the late rows' updates; "" is a
+    # late firing per late row (no delay set)
+    j.early = j.late_fire = None
+    if "emit" in feats and rng.random() < 0.25:
+        j.early = rng.choice(["0 ms", "0 ms", "1 ms", "100 ms"])
+    if "emit" in feats and j.lateness and rng.random() < 0.5:
+        j.late_fire = rng.choice(["", "0 ms", "5 ms"])
+    j.queries = [gen_query(rng, i, j.tables, j.lateness, qfeats, j.millis, j.late_cols, j.late_table, j.early)
                  for i in range(rng.randint(1, max_queries))]
     # table.optimizer.agg-phase-strategy: two-phase aggregation must not change a result
     j.phase = rng.choice([None, "AUTO", "ONE_PHASE", "TWO_PHASE", "TWO_PHASE"])
@@ -953,6 +970,13 @@ def job_sql(j, queries):
            % (j.seed, j.index, j.parallelism, j.batch)]
     if j.lateness:
         out.append("SET 'table.exec.emit.allow-lateness' = '%d ms';" % j.lateness)
+    if getattr(j, "early", None):
+        out.append("SET 'table.exec.emit.early-fire.enabled' = 'true';")
+        out.append("SET 'table.exec.emit.early-fire.delay' = '%s';" % j.early)
+    if getattr(j, "late_fire", None) is not None:
+        out.append("SET 'table.exec.emit.late-fire.enabled' = 'true';")
+        if j.late_fire:
+            out.append("SET 'table.exec.emit.late-fire.delay' = '%s';" % j.late_fire)
     if j.phase:
         out.append("SET 'table.optimizer.agg-phase-strategy' = '%s';" % j.phase)
     if j.split:
@@ -1107,7 +1131,9 @@ def job_problems(case, j, check):
 def run_case(case):
     feats = features(case.args.features)
     j = gen_job(case.seed, case.index, feats, case.args.max_queries)
-    case.note = "(parallelism %d, batch size %d, %d queries)" % (j.parallelism, j.batch, len(j.queries))
+    case.note = "(parallelism %d, batch size %d, %d queries%s%s)" % (
+        j.parallelism, j.batch, len(j.queries), ", early fire %s" % j.early if j.early else "",
+        ", late fire %r" % j.late_fire if j.late_fire is not None else "")
     return job_problems(case, j, check)
 
 

@@ -1565,7 +1565,11 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
         v = plan_config(pc, "table.exec.emit.early-fire.delay");
         if (!v || weir_option_parse_duration(v, &ms))
             return plan_error(pc, loc, WEIR_EINVAL, "table.exec.emit.early-fire.delay must be set to a duration");
-        ws->trigger.early_interval_ms = ms > 0 ? ms : 1;
+        /* as in Flink, a delay of 0 fires on every record */
+        if (ms > 0)
+            ws->trigger.early_interval_ms = ms;
+        else
+            ws->trigger.early_count = 1;
         ws->accumulation = WEIR_ACC_RETRACTING;
     }
     if ((v = plan_config(pc, "table.exec.emit.late-fire.enabled")) && !weir_option_parse_bool(v, &on) && on) {
