@@ -20,8 +20,11 @@ where each side is the window table function's rows (shape "rows": directly,
 or through a subquery or a view with a WHERE), or a window aggregation
 `SELECT k[, g], window_start, window_end, COUNT(*) AS c, SUM(v) AS s ...
 GROUP BY k[, g], window_start, window_end` over them (shape "agg": Flink's
-documented pattern), and the window bounds selected are L's, R's or
-COALESCE(L.x, R.x) (what users write for outer joins).
+documented pattern; now and then only one side), R now and then reads l
+too (a self-join), and the window bounds selected are L's, R's or
+COALESCE(L.x, R.x) (what users write for outer joins). Now and then a
+window aggregation (COUNT(*), COUNT(r_id), SUM(l_v) per window) reads the
+join's rows, grouped by the bounds that keep their window properties.
 
 The model (docs/joins.md, "Window joins"; docs/windows.md):
   - a row is in each window that holds its time: TUMBLE and HOP windows
@@ -129,24 +132,27 @@ def aggregated(per, keys):
 
 
 def gen_query(rng, qid):
-    q = {"qid": qid, "shape": rng.choice(["rows", "rows", "agg"]),
+    shapes = rng.choice([("rows", "rows")] * 3 + [("agg", "agg")] * 2 + [("rows", "agg"), ("agg", "rows")])
+    q = {"qid": qid, "shapes": dict(zip("LR", shapes)),
+         "tables": {"L": "l", "R": "l" if rng.random() < 0.15 else "r"},  # now and then a self-join
          "type": rng.choice(["INNER", "LEFT", "RIGHT", "FULL"]),
          "keys": ["k", "g"] if rng.random() < 0.3 else ["k"],
          "bounds": rng.choice("LRC"),  # L.window_start, R.window_start or COALESCE of both
-         "filter": None}
+         "filter": None, "resid": None}
     if rng.random() < 0.4:
         q["filter"] = (rng.choice("LR"), rng.randrange(len(FILTERS)), rng.choice(["sub", "view"]))
-    q["resid"] = (("v" if q["shape"] == "rows" else rng.choice("cs")) if rng.random() < 0.35 else None)
-    q["cols"] = ["id", "v"] if q["shape"] == "rows" else q["keys"] + ["c", "s"]
+    q["cols"] = {s: ["id", "v"] if q["shapes"][s] == "rows" else q["keys"] + ["c", "s"] for s in "LR"}
+    if rng.random() < 0.35:
+        q["resid"] = tuple(rng.choice(["v"] if q["shapes"][s] == "rows" else ["c", "s"]) for s in "LR")
     # a window aggregation over the join's rows, grouped by the window
     # columns that keep their window properties (L's; R's for RIGHT)
-    q["cascade"] = q["shape"] == "rows" and q["type"] != "FULL" and rng.random() < 0.25
+    q["cascade"] = shapes == ("rows", "rows") and q["type"] != "FULL" and rng.random() < 0.25
     if q["cascade"]:
         q["bounds"] = "R" if q["type"] == "RIGHT" else "L"
     conds = ["L.window_start = R.window_start", "L.window_end = R.window_end"]
     conds += ["L.%s = R.%s" % (k, k) for k in q["keys"]]
     if q["resid"]:
-        conds.append("L.%s < R.%s" % (q["resid"], q["resid"]))
+        conds.append("L.%s < R.%s" % q["resid"])
     rng.shuffle(conds)  # the planner must find the bounds and keys in any order
     q["on"] = " AND ".join(conds)
     return q
@@ -163,16 +169,16 @@ def tvf_sql(win, table):
 
 def side_sql(q, side, win, views):
     """The FROM item of one side, aliased, and the view it needs (or None)."""
-    table, where = side.lower(), None
+    table, where = q["tables"][side], None
     if q["filter"] and q["filter"][0] == side:
         cond = FILTERS[q["filter"][1]][0]
         if q["filter"][2] == "view":
-            table = "%s_q%d" % (side.lower(), q["qid"])
-            views.append("CREATE VIEW %s AS SELECT * FROM %s WHERE %s;" % (table, side.lower(), cond))
+            views.append("CREATE VIEW %s_q%d AS SELECT * FROM %s WHERE %s;" % (side, q["qid"], table, cond))
+            table = "%s_q%d" % (side, q["qid"])
         else:
             where = cond
     tvf = tvf_sql(win, table)
-    if q["shape"] == "agg":
+    if q["shapes"][side] == "agg":
         keys = ", ".join(q["keys"])
         return ("(SELECT %s, window_start, window_end, COUNT(*) AS c, SUM(v) AS s FROM %s%s "
                 "GROUP BY %s, window_start, window_end) %s"
@@ -186,11 +192,11 @@ def sink_columns(q):
     """The names of the query's output columns before ws and we."""
     if q["cascade"]:
         return ["n", "n_r", "sum_l_v"]
-    return ["%s_%s" % (s, c) for c in q["cols"] for s in "lr"]
+    return ["%s_%s" % (s.lower(), c) for s in "LR" for c in q["cols"][s]]
 
 
 def query_sql(q, win, views):
-    cols = ["%s.%s AS %s_%s" % (s.upper(), c, s, c) for c in q["cols"] for s in "lr"]
+    cols = ["%s.%s AS %s_%s" % (s, c, s.lower(), c) for s in "LR" for c in q["cols"][s]]
     for b, name in (("window_start", "ws"), ("window_end", "we")):
         cols.append("%s AS %s" % ("COALESCE(L.%s, R.%s)" % (b, b) if q["bounds"] == "C"
                                   else "%s.%s" % (q["bounds"], b), name))
@@ -205,7 +211,7 @@ def expected(q, left, right):
     out = collections.Counter()
 
     def emit(l, r, bounds):
-        vals = tuple(None if x is None else x[c] for c in q["cols"] for x in (l, r))
+        vals = tuple(None if x is None else x[c] for s, x in (("L", l), ("R", r)) for c in q["cols"][s])
         if q["bounds"] == "C" or (l if q["bounds"] == "L" else r) is not None:
             out[vals + bounds] += 1
         else:
@@ -219,7 +225,7 @@ def expected(q, left, right):
                 if any(l[k] is None or l[k] != r[k] for k in q["keys"]):
                     continue
                 x = q["resid"]
-                if x and (l[x] is None or r[x] is None or not l[x] < r[x]):
+                if x and (l[x[0]] is None or r[x[1]] is None or not l[x[0]] < r[x[1]]):
                     continue
                 lhit[i] = rhit[j] = True
                 emit(l, r, bounds)
@@ -235,15 +241,15 @@ def expected(q, left, right):
 
 
 def cascaded(joined):
-    """The window aggregation over joined rows (l_id, r_id, l_v, r_v, ws,
+    """The window aggregation over joined rows (l_id, l_v, r_id, r_v, ws,
     we): per window COUNT(*), COUNT(r_id), SUM(l_v)."""
     per = collections.defaultdict(list)
     for row, n in joined.items():
         per[row[4:]] += [row] * n
     out = collections.Counter()
     for bounds, rows in per.items():
-        lvs = [r[2] for r in rows if r[2] is not None]
-        out[(len(rows), sum(r[1] is not None for r in rows), sum(lvs) if lvs else None) + bounds] += 1
+        lvs = [r[1] for r in rows if r[1] is not None]
+        out[(len(rows), sum(r[2] is not None for r in rows), sum(lvs) if lvs else None) + bounds] += 1
     return out
 
 
@@ -264,6 +270,16 @@ def parse_row(q, fields):
     for c, text in zip(sink_columns(q), fields):
         vals.append(None if text == "null" else text if c.endswith("_g") else int(text))
     return tuple(vals) + tuple(None if t == "null" else parse_ts(t) for t in fields[len(vals):])
+
+
+def describe(q):
+    """What a query is, for its problem line."""
+    f, x = q["filter"], q["resid"]
+    return "q%d (%s %s JOIN %s of %s%s on %s%s%s, bounds %s)" % (
+        q["qid"], q["shapes"]["L"], q["type"], q["shapes"]["R"], q["tables"]["R"],
+        ", then aggregated by window" if q["cascade"] else "", "+".join(q["keys"]),
+        ", L.%s < R.%s" % x if x else "", ", WHERE %s on %s (%s)" % (FILTERS[f[1]][0], f[0], f[2]) if f else "",
+        q["bounds"])
 
 
 def gen_window(rng):
@@ -305,21 +321,17 @@ def run_case(case):
         return [diffrun.failed_run(p)]
     printed, probs = diffrun.print_inserts(p.stdout)
     case.counts["late row-windows"] += late_pairs(lrows, delays[0], win) + late_pairs(rrows, delays[1], win)
+    inputs = {"l": (lrows, delays[0]), "r": (rrows, delays[1])}
     for q in queries:
-        keeps = {}
+        per = {}
         for side in "LR":
             f = q["filter"]
-            keeps[side] = FILTERS[f[1]][1] if f and f[0] == side else (lambda r: True)
-        lw = on_time(lrows, delays[0], win, keeps["L"])
-        rw = on_time(rrows, delays[1], win, keeps["R"])
-        if q["shape"] == "agg":
-            lw, rw = aggregated(lw, q["keys"]), aggregated(rw, q["keys"])
+            keep = FILTERS[f[1]][1] if f and f[0] == side else (lambda r: True)
+            per[side] = on_time(*inputs[q["tables"][side]], win, keep)
+            if q["shapes"][side] == "agg":
+                per[side] = aggregated(per[side], q["keys"])
         got = collections.Counter(parse_row(q, fields) for fields in printed.get("q%d" % q["qid"], []))
-        what = "q%d (%s%s %s JOIN on %s%s%s, bounds %s)" % (
-            q["qid"], q["shape"], " then aggregated by window" if q["cascade"] else "", q["type"], "+".join(q["keys"]), ", L.%s < R.%s" % (q["resid"], q["resid"])
-            if q["resid"] else "", ", WHERE %s on %s (%s)" % (FILTERS[q["filter"][1]][0], q["filter"][0],
-                                                            q["filter"][2]) if q["filter"] else "", q["bounds"])
-        probs += diffrun.multiset_problems(what, expected(q, lw, rw), got)
+        probs += diffrun.multiset_problems(describe(q), expected(q, per["L"], per["R"]), got)
         case.counts["rows out"] += sum(got.values())
         case.counts["cascades"] += q["cascade"]
     return probs
