@@ -9,7 +9,7 @@ Each case: two random streams l and r (out of order, ties, NULL keys and
 values, late rows), one file each (one split each, so each input has its
 own watermark W = max(ts so far) - delay, with a delay of its own, taking
 effect after each row), a batch of random queries, run by `weir run` at a
-random parallelism (1/2/4) and batch size (1/7/1024). A query is
+random parallelism (1/2/4) and batch size (1/7/1024), now and then on RocksDB. A query is
 
     SELECT <columns of L and R>, <window_start>, <window_end>
     FROM <L> [INNER|LEFT|RIGHT|FULL] JOIN <R>
@@ -24,7 +24,9 @@ documented pattern; now and then only one side), R now and then reads l
 too (a self-join), and the window bounds selected are L's, R's or
 COALESCE(L.x, R.x) (what users write for outer joins). Now and then a
 window aggregation (COUNT(*), COUNT(r_id), SUM(l_v) per window) reads the
-join's rows, grouped by the bounds that keep their window properties.
+join's rows, grouped by the bounds that keep their window properties (L's;
+R's for RIGHT), or a second window join (any type) joins them with a third
+window table function S over l or r on those bounds and the kept side's k.
 
 The model (docs/joins.md, "Window joins"; docs/windows.md):
   - a row is in each window that holds its time: TUMBLE and HOP windows
@@ -146,8 +148,11 @@ def gen_query(rng, qid):
         q["resid"] = tuple(rng.choice(["v"] if q["shapes"][s] == "rows" else ["c", "s"]) for s in "LR")
     # a window aggregation over the join's rows, grouped by the window
     # columns that keep their window properties (L's; R's for RIGHT)
-    q["cascade"] = shapes == ("rows", "rows") and q["type"] != "FULL" and rng.random() < 0.25
-    if q["cascade"]:
+    # or a second window join of its rows with a third input S (its type, S's table)
+    x = rng.random() if shapes == ("rows", "rows") and q["type"] != "FULL" else 1
+    q["cascade"] = x < 0.25
+    q["chain"] = (rng.choice(["INNER", "LEFT", "RIGHT", "FULL"]), rng.choice("lr")) if 0.25 <= x < 0.45 else None
+    if q["cascade"] or q["chain"]:
         q["bounds"] = "R" if q["type"] == "RIGHT" else "L"
     conds = ["L.window_start = R.window_start", "L.window_end = R.window_end"]
     conds += ["L.%s = R.%s" % (k, k) for k in q["keys"]]
@@ -192,6 +197,8 @@ def sink_columns(q):
     """The names of the query's output columns before ws and we."""
     if q["cascade"]:
         return ["n", "n_r", "sum_l_v"]
+    if q["chain"]:
+        return ["l_id", "l_v", "r_id", "r_v", "s_id", "s_v"]
     return ["%s_%s" % (s.lower(), c) for s in "LR" for c in q["cols"][s]]
 
 
@@ -204,39 +211,61 @@ def query_sql(q, win, views):
         ", ".join(cols), side_sql(q, "L", win, views), q["type"], side_sql(q, "R", win, views), q["on"])
     if q["cascade"]:
         return "SELECT COUNT(*), COUNT(r_id), SUM(l_v), ws, we FROM (%s) GROUP BY ws, we" % join
+    if q["chain"]:
+        join = join.replace(" FROM ", ", %s.k AS k FROM " % q["bounds"], 1)
+        return ("SELECT J.l_id, J.l_v, J.r_id, J.r_v, S.id, S.v, COALESCE(J.ws, S.window_start), "
+                "COALESCE(J.we, S.window_end) FROM (%s) J %s JOIN %s S ON J.k = S.k AND "
+                "J.ws = S.window_start AND J.we = S.window_end" % (join, q["chain"][0], tvf_sql(win, q["chain"][1])))
     return join
 
 
-def expected(q, left, right):
-    out = collections.Counter()
-
-    def emit(l, r, bounds):
-        vals = tuple(None if x is None else x[c] for s, x in (("L", l), ("R", r)) for c in q["cols"][s])
-        if q["bounds"] == "C" or (l if q["bounds"] == "L" else r) is not None:
-            out[vals + bounds] += 1
-        else:
-            out[vals + (None, None)] += 1
-
+def join_pairs(jtype, keys, resid, left, right):
+    """[(bounds, l, r), ...]: the window join of two {window: [row, ...]}
+    (rows as dicts); l or r is None in a padded row."""
+    out = []
     for bounds in set(left) | set(right):
         lrows, rrows = left.get(bounds, []), right.get(bounds, [])
         lhit, rhit = [False] * len(lrows), [False] * len(rrows)
         for i, l in enumerate(lrows):
             for j, r in enumerate(rrows):
-                if any(l[k] is None or l[k] != r[k] for k in q["keys"]):
+                if any(l[k] is None or l[k] != r[k] for k in keys):
                     continue
-                x = q["resid"]
-                if x and (l[x[0]] is None or r[x[1]] is None or not l[x[0]] < r[x[1]]):
+                if resid and (l[resid[0]] is None or r[resid[1]] is None or not l[resid[0]] < r[resid[1]]):
                     continue
                 lhit[i] = rhit[j] = True
-                emit(l, r, bounds)
-        if q["type"] in ("LEFT", "FULL"):
-            for l, hit in zip(lrows, lhit):
-                if not hit:
-                    emit(l, None, bounds)
-        if q["type"] in ("RIGHT", "FULL"):
-            for r, hit in zip(rrows, rhit):
-                if not hit:
-                    emit(None, r, bounds)
+                out.append((bounds, l, r))
+        if jtype in ("LEFT", "FULL"):
+            out += [(bounds, l, None) for l, hit in zip(lrows, lhit) if not hit]
+        if jtype in ("RIGHT", "FULL"):
+            out += [(bounds, None, r) for r, hit in zip(rrows, rhit) if not hit]
+    return out
+
+
+def expected(q, per):
+    """The query's output rows, from its inputs' rows per window (per: {"L",
+    "R" and, for a chained join, "S": {window: [row, ...]}})."""
+    out = collections.Counter()
+    pairs = join_pairs(q["type"], q["keys"], q["resid"], per["L"], per["R"])
+    if q["chain"]:
+        # the first join's rows are on time at the second: emitted before
+        # the watermark that fired them
+        joined = collections.defaultdict(list)
+        for bounds, l, r in pairs:
+            row = {"%s_%s" % (s.lower(), c): None if x is None else x[c] for s, x in (("L", l), ("R", r))
+                   for c in q["cols"][s]}
+            row["k"] = (r if q["bounds"] == "R" else l)["k"]
+            joined[bounds].append(row)
+        for bounds, j, s in join_pairs(q["chain"][0], ["k"], None, joined, per["S"]):
+            vals = [None if j is None else j[c] for c in ("l_id", "l_v", "r_id", "r_v")]
+            vals += [None if s is None else s[c] for c in ("id", "v")]
+            out[tuple(vals) + bounds] += 1
+        return out
+    for bounds, l, r in pairs:
+        vals = tuple(None if x is None else x[c] for s, x in (("L", l), ("R", r)) for c in q["cols"][s])
+        if q["bounds"] == "C" or (l if q["bounds"] == "L" else r) is not None:
+            out[vals + bounds] += 1
+        else:
+            out[vals + (None, None)] += 1
     return cascaded(out) if q["cascade"] else out
 
 
@@ -277,7 +306,8 @@ def describe(q):
     f, x = q["filter"], q["resid"]
     return "q%d (%s %s JOIN %s of %s%s on %s%s%s, bounds %s)" % (
         q["qid"], q["shapes"]["L"], q["type"], q["shapes"]["R"], q["tables"]["R"],
-        ", then aggregated by window" if q["cascade"] else "", "+".join(q["keys"]),
+        ", then aggregated by window" if q["cascade"] else
+        ", then %s JOIN %s" % q["chain"] if q["chain"] else "", "+".join(q["keys"]),
         ", L.%s < R.%s" % x if x else "", ", WHERE %s on %s (%s)" % (FILTERS[f[1]][0], f[0], f[2]) if f else "",
         q["bounds"])
 
@@ -297,9 +327,10 @@ def run_case(case):
     lrows = gen_rows(rng, rng.randint(0, 60), 1)
     rrows = gen_rows(rng, rng.randint(0, 60), 1001)
     par, batch = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024])
+    rocks = rng.random() < 0.25  # list state and timers in RocksDB
     queries = [gen_query(rng, i) for i in range(rng.randint(1, 5))]
-    case.note = "%s size %d slide %d offset %d, delays %d/%d ms, parallelism %d, batch size %d" % (
-        win + tuple(delays) + (par, batch))
+    case.note = "%s size %d slide %d offset %d, delays %d/%d ms, parallelism %d, batch size %d%s" % (
+        win + tuple(delays) + (par, batch, ", RocksDB" if rocks else ""))
     sql = []
     for name, rows, delay in (("l", lrows, delays[0]), ("r", rrows, delays[1])):
         wm = "ts" if delay == 0 else "ts - INTERVAL '%d.%03d' SECOND" % (delay // 1000, delay % 1000)
@@ -316,7 +347,7 @@ def run_case(case):
         sql += views
         sql.append("INSERT INTO q%d %s;" % (q["qid"], text))
     case.write("job.sql", "\n".join(sql) + "\n")
-    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch), timeout=120)
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch, rocks), timeout=120)
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
     printed, probs = diffrun.print_inserts(p.stdout)
@@ -331,9 +362,12 @@ def run_case(case):
             if q["shapes"][side] == "agg":
                 per[side] = aggregated(per[side], q["keys"])
         got = collections.Counter(parse_row(q, fields) for fields in printed.get("q%d" % q["qid"], []))
-        probs += diffrun.multiset_problems(describe(q), expected(q, per["L"], per["R"]), got)
+        if q["chain"]:
+            per["S"] = on_time(*inputs[q["chain"][1]], win, lambda r: True)
+        probs += diffrun.multiset_problems(describe(q), expected(q, per), got)
         case.counts["rows out"] += sum(got.values())
         case.counts["cascades"] += q["cascade"]
+        case.counts["chained joins"] += q["chain"] is not None
     return probs
 
 
