@@ -9,7 +9,8 @@ Each case: two random streams l and r (out of order, ties, NULL keys and
 values, late rows), one file each (one split each, so each input has its
 own watermark W = max(ts so far) - delay, with a delay of its own, taking
 effect after each row), a batch of random queries, run by `weir run` at a
-random parallelism (1/2/4) and batch size (1/7/1024), now and then on RocksDB. A query is
+random parallelism (1/2/4) and batch size (1/7/1024), now and then on
+RocksDB. A query is
 
     SELECT <columns of L and R>, <window_start>, <window_end>
     FROM <L> [INNER|LEFT|RIGHT|FULL] JOIN <R>
@@ -41,7 +42,9 @@ The model (docs/joins.md, "Window joins"; docs/windows.md):
     watermark that fired them);
   - per window, every pair of rows with equal, non-NULL keys that satisfies
     the residual is joined; a LEFT / RIGHT / FULL join emits the unmatched
-    rows of its outer side(s) padded with NULLs.
+    rows of its outer side(s) padded with NULLs;
+  - a join's rows are never late at a second window join or a window
+    aggregation after it, for the same reason.
 Output rows are compared as multisets.
 
 Usage: window_join_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
@@ -113,7 +116,7 @@ def on_time(rows, delay, win, keep):
 def late_pairs(rows, delay, win):
     """How many (row, window) pairs of rows are late: what the drawn data
     puts to the lateness rule (a figure for the run's closing line)."""
-    n = len([1 for r in rows for bounds in windows_of(r["ts"], win)])
+    n = sum(len(windows_of(r["ts"], win)) for r in rows)
     return n - sum(len(rs) for rs in on_time(rows, delay, win, lambda r: True).values())
 
 
@@ -173,7 +176,7 @@ def tvf_sql(win, table):
 
 
 def side_sql(q, side, win, views):
-    """The FROM item of one side, aliased, and the view it needs (or None)."""
+    """The FROM item of one side, aliased; a view it reads is added to views."""
     table, where = q["tables"][side], None
     if q["filter"] and q["filter"][0] == side:
         cond = FILTERS[q["filter"][1]][0]
