@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -231,6 +232,7 @@ typedef struct snap_kg {
     int node;
     const char *name; /* borrowed from its snap_op */
     uint32_t kg;
+    uint32_t seq; /* its place in the snapshot: the order of equal (node, kg) */
     const uint8_t *state, *timers;
     size_t state_len, timers_len;
 } snap_kg;
@@ -285,6 +287,7 @@ struct weir__snapshot_set {
     uint32_t n_ops, cap_ops;
     snap_kg *kgs;
     uint32_t n_kgs, cap_kgs;
+    bool kgs_sorted; /* by (node, kg, seq): set at the first lookup, under mu */
     snap_split *splits;
     uint32_t n_splits, cap_splits;
     snap_source *sources;
@@ -522,6 +525,7 @@ int weir__snapshot_set_remap(weir__snapshot_set *s, const int *map,
     /* Key groups and native parts borrow their operator's name. */
     for (uint32_t k = 0; k < s->n_kgs; k++)
         remap_part(s, nn, map, n_map, &s->kgs[k].node, &s->kgs[k].name);
+    s->kgs_sorted = false;
     for (uint32_t k = 0; k < s->n_natives; k++)
         remap_part(s, nn, map, n_map, &s->natives[k].node,
                    &s->natives[k].name);
@@ -618,7 +622,7 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
         if ((rc = get_small(&c, &n_kg)))
             break;
         for (uint32_t k = 0; k < n_kg && !rc; k++) {
-            snap_kg e = {.node = (int)node, .name = name};
+            snap_kg e = {.node = (int)node, .name = name, .seq = s->n_kgs};
             if ((rc = weir_cursor_get_u32(&c, &e.kg)) ||
                 (rc = get_bytes(&c, &e.state, &e.state_len)) ||
                 (rc = get_bytes(&c, &e.timers, &e.timers_len)) ||
@@ -893,13 +897,52 @@ static int set_op_state(void *ud, int node, const char *name, uint32_t subtask,
     return 0;
 }
 
+static int kg_cmp(const void *pa, const void *pb)
+{
+    const snap_kg *a = pa, *b = pb;
+    if (a->node != b->node)
+        return a->node < b->node ? -1 : 1;
+    if (a->kg != b->kg)
+        return a->kg < b->kg ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/*
+ * The first key group of (node, kg) in the sorted key groups, or n_kgs.
+ * A restore asks once per key group of every keyed operator subtask, so
+ * a scan per ask was quadratic: with pipeline.max-parallelism at 32768 a
+ * small job took minutes to restore. The key groups are sorted once, at
+ * the first ask (restoring subtasks ask in parallel), after any remap.
+ */
+static uint32_t kg_first(weir__snapshot_set *s, int node, uint32_t kg)
+{
+    pthread_mutex_lock(&s->mu);
+    if (!s->kgs_sorted) {
+        if (s->n_kgs)
+            qsort(s->kgs, s->n_kgs, sizeof *s->kgs, kg_cmp);
+        s->kgs_sorted = true;
+    }
+    pthread_mutex_unlock(&s->mu);
+    snap_kg want = {.node = node, .kg = kg, .seq = 0};
+    uint32_t lo = 0, hi = s->n_kgs;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (kg_cmp(&s->kgs[mid], &want) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 static int set_kg_state(void *ud, int node, const char *name, uint32_t kg,
                         weir_buf *state, weir_buf *timers)
 {
     weir__snapshot_set *s = ud;
-    for (uint32_t i = 0; i < s->n_kgs; i++) {
+    for (uint32_t i = kg_first(s, node, kg);
+         i < s->n_kgs && s->kgs[i].node == node && s->kgs[i].kg == kg; i++) {
         const snap_kg *k = &s->kgs[i];
-        if (k->node == node && k->kg == kg && strcmp(k->name, name) == 0) {
+        if (strcmp(k->name, name) == 0) {
             int rc = weir_buf_put(state, k->state, k->state_len);
             if (!rc)
                 rc = weir_buf_put(timers, k->timers, k->timers_len);
