@@ -164,7 +164,8 @@ def _one_case(index):
     if not problems:
         shutil.rmtree(folder, ignore_errors=True)
         folder = None
-    return index, problems, case.note, case.counts, folder
+    note = case.note + (" [%s]" % case.knob_note if getattr(case, "knob_note", "") else "")
+    return index, problems, note, case.counts, folder
 
 
 def _keep(folder, out, seed, index, note, problems):
@@ -283,13 +284,39 @@ def main(name, run_case, jobs_env, jobs, asan_jobs=None, one_env=None, unit="cas
 
 def engine_options(case, parallelism, batch=None, rocksdb=False):
     """The -D options that run a case at a parallelism, a batch size, and on
-    RocksDB (state under the case's folder) or the default backend."""
+    RocksDB (state under the case's folder) or the default backend, plus the
+    case's engine knobs (engine_knobs)."""
     opts = ["-D", "parallelism.default=%d" % parallelism]
     if batch is not None:
         opts += ["-D", "weir.batch-size=%d" % batch]
     if rocksdb:
         opts += ["-D", "state.backend.type=rocksdb", "-D", "weir.state.dir=" + case.path("state")]
-    return opts
+    return opts + engine_knobs(case)
+
+
+def engine_knobs(case):
+    """Settings that must never change a result, drawn once per case from
+    a stream of its own (the case's other draws are left as they were):
+    the number of key groups (pipeline.max-parallelism: uneven key-group
+    ranges over the subtasks; at least 8, every parallelism the tests use,
+    restores at another parallelism included) and the batches a channel
+    holds (weir.channel-capacity: 1 makes every exchange wait on its
+    reader, so a cycle of waits shows as a hang). The same for every run
+    of the case; named in its note when it fails, and counted."""
+    if not hasattr(case, "knobs"):
+        rng = random.Random("%d/%d/engine" % (case.seed, case.index))
+        knobs = []
+        maxp = rng.choice([None, None, None, 8, 9, 13, 32768])
+        if maxp:
+            knobs.append("pipeline.max-parallelism=%d" % maxp)
+        cap = rng.choice([None, None, None, 1, 2])
+        if cap:
+            knobs.append("weir.channel-capacity=%d" % cap)
+        case.knobs = [x for k in knobs for x in ("-D", k)]
+        for k in knobs:
+            case.counts[k.replace("=", " ")] += 1
+        case.knob_note = " ".join(knobs)
+    return case.knobs
 
 
 def committed_files(folder):
