@@ -11,7 +11,7 @@
 # parallelism and state backend), CDC and retract inputs growing between
 # runs, and compares the committed output with the generator's oracle
 # over all the input.
-# Bounded: WEIR_RDIFF_JOBS jobs (default 12; 4 under ASan). The seed is
+# Bounded: WEIR_RDIFF_JOBS jobs (default 13; 4 under ASan). The seed is
 # printed; WEIR_SEED=S replays a run, WEIR_RDIFF_JOB=i one job of it.
 # Failing jobs are written under WEIR_RDIFF_OUT (default ./restore_diff_failures).
 set -u
