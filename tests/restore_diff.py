@@ -17,7 +17,15 @@ that generator's oracle (both imported, no code shared with weir):
   rank       window_rank_diff.py: window Top-N (ROW_NUMBER, RANK,
              DENSE_RANK; over window table functions and window
              aggregations) and window deduplication, TUMBLE, HOP and
-             CUMULATE windows, late rows.
+             CUMULATE windows, late rows;
+  retract    retract_diff.py: GROUP BY (by key or global, also over an
+             inner GROUP BY) of every aggregate function over one
+             debezium-json history (LISTAGG, COLLECT, ARRAY_AGG,
+             JSON_ARRAYAGG/JSON_OBJECTAGG, MIN/MAX with their retraction
+             lists, FIRST/LAST_VALUE, PERCENTILE, APPROX_PERCENTILE within
+             its alpha, the DISTINCT aggregates and their distinct cache,
+             FILTER), with mini-batch, two-phase and split distinct
+             aggregation drawn; about one case in six (WEIGHTS).
 Every result goes to a filesystem sink in debezium-json (the print sinks of
 the first two generators are swapped for one), so what a case compares is
 the committed output: the visible files, which the sinks make visible
@@ -44,9 +52,17 @@ ways, at a random moment:
                  more (the sinks must take back what this run committed,
                  also at subtasks the savepoint has no state of), with new
                  settings; a run not started from a savepoint: as kill.
-For cdc jobs the input grows between runs: each table's history is cut
-into chunks of files added to its folder before each run (under a hidden
-name, then renamed), so the restored job has more history to read. Half
+For cdc and retract jobs the input grows between runs: each table's
+history is cut into chunks of files added to its folder before each run
+(under a hidden name, then renamed), so the restored job has more history
+to read, retracting rows that the restored state holds; a retract job's
+chunk is sometimes two files, the second added while the run runs (after
+a checkpoint of its own), so a checkpoint or savepoint may cut the history
+inside a run's chunk too. A changelog is read by one subtask in file
+order, so each key's rows keep their order at every parallelism; over
+the inner GROUP BY, whose groups' changes come from several subtasks at
+parallelism above 1, a retract job keeps the functions that follow
+arrival order only when every run has one subtask. Half
 the window jobs read their input as several files of a watched folder
 (WatchedFiles): one or two there at the start, up to three more added
 while each run runs (after a restored run completed a checkpoint), the
@@ -63,7 +79,11 @@ output is folded in the order the files were written (each subtask's
 history in order, across runs) and compared with the oracle over all the
 input: no row lost or doubled, no retraction of a row that is not there.
 
-What it does not cover: changelog and rank jobs and the other half of the window
+What it does not cover: the changelogs of retract jobs row by row (only
+their final tables: a restore at another parallelism changes how keys
+interleave, one under mini-batch how changes fold) and the aggregates
+retract_diff refuses over an updating input; changelog and rank jobs and
+the other half of the window
 jobs read one input file that is there from the start (their oracles model
 the watermark of one split), so their restored runs mostly resume with all
 rows read and windows, timers and state pending, not half way through the
@@ -84,7 +104,7 @@ Runs on the shared differential driver (tests/support/diffrun.py).
 Usage: restore_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 [--families F]
 Environment: WEIR_SEED replays a run; WEIR_RDIFF_JOB=i runs job i of it;
-WEIR_RDIFF_JOBS sets the number of jobs (default 12, 4 under ASan);
+WEIR_RDIFF_JOBS sets the number of jobs (default 13, 4 under ASan);
 WEIR_RDIFF_FAMILIES (comma list, "-name" leaves one out);
 WEIR_RDIFF_OUT keeps failed jobs' folders; WEIR_RDIFF_NO_SKIP=1 draws the
 skipped shapes too.
@@ -109,8 +129,14 @@ import sql_diff as sd  # noqa: E402
 import changelog_diff as cl  # noqa: E402
 import cdc_diff as cdc  # noqa: E402
 import window_rank_diff as wr  # noqa: E402
+import retract_diff as rd  # noqa: E402
 
-ALL_FAMILIES = {"window", "changelog", "cdc", "rank"}
+ALL_FAMILIES = {"window", "changelog", "cdc", "rank", "retract"}
+# How often a family is drawn, against 1 for each of the others: a retract
+# job is about one case in six, and one case more per run (13, not 12)
+# keeps the others' share near what it was, for about 5 % more time (a
+# retract case costs a little less than the average).
+WEIGHTS = {"retract": 0.8}
 WINDOW_FEATS = sd.ALL_FEATS - {"late", "late-columns", "hint-options"}
 HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill", "again"]
 
@@ -195,6 +221,7 @@ def flat(result):
 
 class WindowJob:
     family = "window"
+    options = []  # the job's own -D options
 
     def __init__(self, case):
         self.j = sd.gen_job(case.rng.randrange(1 << 30), case.index, WINDOW_FEATS, 8)
@@ -444,6 +471,7 @@ class RankJob(ChangelogJob):
 
 class CdcJob:
     family = "cdc"
+    options = []
 
     def __init__(self, case, chunks):
         j = cdc.gen_job(case.rng)
@@ -451,19 +479,8 @@ class CdcJob:
         j.kafka = False  # PRIMARY KEY sinks into files here, never upsert-kafka
         self.j = j
         self.parallelism, self.batch = j.parallelism, j.batch
-        rng = case.rng
-
-        def cut(events, schema):
-            """events in `chunks` runs of 1 or 2 files each."""
-            lines = [cdc.envelope(op, b, a, schema) + "\n" for op, b, a in events]
-            at = sorted(rng.randint(0, len(lines)) for _ in range(chunks - 1))
-            out = []
-            for lo, hi in zip([0] + at, at + [len(lines)]):
-                mid = rng.randint(lo, hi) if rng.random() < 0.4 else hi
-                out.append([ls for ls in (lines[lo:mid], lines[mid:hi]) if ls])
-            return out
-        self.t_chunks = cut(j.t_events, j.schema_t)  # sometimes wrapped in {"schema", "payload"}
-        self.u_chunks = cut(j.u_events, False)
+        self.t_chunks = cut(case.rng, j.t_events, j.schema_t, chunks)  # sometimes wrapped in {"schema", "payload"}
+        self.u_chunks = cut(case.rng, j.u_events, False, chunks)
         self.files = collections.Counter()
 
     def text(self, interval):
@@ -484,12 +501,8 @@ class CdcJob:
             todo = chunks[i:] if last else chunks[i:i + 1]
             for c in todo:
                 for ls in c:
-                    fn = "part-%02d.json" % self.files[name]
+                    add_file(case, name, self.files[name], ls)
                     self.files[name] += 1
-                    tmp = case.path(name, "." + fn)
-                    with open(tmp, "w") as f:
-                        f.writelines(ls)
-                    os.rename(tmp, case.path(name, fn))  # never seen half written
 
     def problems(self, case):
         j = self.j
@@ -509,6 +522,104 @@ class CdcJob:
                 problems.append("%s: %s" % (what, e))
                 continue
             problems += diffrun.multiset_problems(what, cdc.oracle(db, j, q), got)
+        return problems
+
+
+def cut(rng, events, schema, chunks):
+    """A debezium history's records in `chunks` runs of 1 or 2 files each
+    (lists of lines; a run may have none)."""
+    lines = [cdc.envelope(op, b, a, schema) + "\n" for op, b, a in events]
+    at = sorted(rng.randint(0, len(lines)) for _ in range(chunks - 1))
+    out = []
+    for lo, hi in zip([0] + at, at + [len(lines)]):
+        mid = rng.randint(lo, hi) if rng.random() < 0.4 else hi
+        out.append([ls for ls in (lines[lo:mid], lines[mid:hi]) if ls])
+    return out
+
+
+def add_file(case, folder, n, lines):
+    """Adds lines as the file part-<n>.json of folder, whole at once."""
+    fn = "part-%02d.json" % n
+    tmp = case.path(folder, "." + fn)
+    with open(tmp, "w") as f:
+        f.writelines(lines)
+    os.rename(tmp, case.path(folder, fn))  # never seen half written
+
+
+class RetractJob:
+    """A retract_diff job: GROUP BY queries of every aggregate function
+    (also over an inner GROUP BY; mini-batch, two-phase, split distinct,
+    the distinct cache) over one debezium-json history of t, which comes
+    as files of the watched folder t: run i's chunk of the history is one
+    file there before it starts, or two, the second added while it runs
+    (after a checkpoint of its own), so a checkpoint or savepoint holds the
+    aggregates' state at random points of the history and the restored job
+    retracts the rows of that state. A changelog is read by one subtask
+    in file order, so each key's rows keep their order at any parallelism.
+    What is compared is each query's final table (rd.model); the changelog
+    row by row is not (a restore at another parallelism or mini-batch
+    changes how changes interleave or fold)."""
+    family = "retract"
+
+    def __init__(self, case, chunks):
+        j = self.j = rd.gen_job(case.rng)
+        j.seed, j.index = case.seed, case.index
+        self.parallelism, self.batch = j.parallelism, j.batch
+        self.options = rd.cache_options(j)
+        self.chunks = cut(case.rng, j.events, j.schema, chunks)
+        self.files = 0
+
+    def text(self, interval):
+        old = "'path' = 't.json', 'format' = 'debezium-json'"
+        text = rd.job_sql(self.j)
+        assert old in text
+        return text.replace(old, "'path' = 't', 'format' = 'debezium-json'" + monitor(interval))
+
+    def watch(self, case, sts):
+        """Over the inner GROUP BY the functions that follow arrival order
+        only when every run has one subtask (retract_diff draws them at one
+        subtask): at several, the changes of one outer group come from
+        several inner subtasks in any interleaving."""
+        if all(st.parallelism == 1 for st in sts):
+            return
+        for q in self.j.queries:
+            if q.inner:
+                q.aggs = [a for a in q.aggs if not a[0][4]] or [(rd.SPECS[0], None)]
+
+    def grow(self, case, i, last):
+        """Before run i its chunk's first file (the last run: all that are left)."""
+        os.makedirs(case.path("t"), exist_ok=True)
+        for c in self.chunks[i:] if last else self.chunks[i:i + 1]:
+            for lines in c if last else c[:1]:
+                self.add(case, lines)
+
+    def add(self, case, lines):
+        add_file(case, "t", self.files, lines)
+        self.files += 1
+        case.counts["files added"] += 1
+
+    def live(self, i):
+        return len(self.chunks[i]) > 1
+
+    def add_live(self, case, i, started):
+        for lines in self.chunks[i][1:]:
+            self.add(case, lines)
+            case.counts["files added while running"] += 1
+        return True
+
+    def problems(self, case):
+        j = self.j
+        problems = []
+        for q in j.queries:
+            case.counts["aggregates of retract jobs"] += len(q.aggs)
+            what = "q%d (%s)" % (q.index, rd.query_sql(q))
+            folder = case.path("q%d" % q.index)
+            try:
+                got = rd.fold(folder, [c for c, _ in rd.sink_cols(q)], diffrun.committed_files(folder))
+            except ValueError as e:
+                problems.append("%s: %s" % (what, e))
+                continue
+            problems += rd.compare(what, q, rd.model(j, q)[0], got)
         return problems
 
 
@@ -532,7 +643,7 @@ def draw_settings(rng):
 def argv(case, job, script, st, interval, frm):
     a = ["run", script, "-D", "state.checkpoints.dir=ckpt", "-D", "state.savepoints.dir=sp",
          "-D", "execution.checkpointing.interval=%dms" % interval]
-    a += diffrun.engine_options(case, st.parallelism, job.batch, st.rocksdb)
+    a += diffrun.engine_options(case, st.parallelism, job.batch, st.rocksdb) + job.options
     if st.incremental:
         a += ["-D", "state.backend.incremental=true"]
     if frm:
@@ -574,7 +685,8 @@ def savepoint(case, pid, stop):
 def run_case(case):
     rng = case.rng
     fams = families(case.args.families)
-    family = rng.choice(sorted(fams))
+    names = sorted(fams)
+    family = rng.choices(names, [WEIGHTS.get(f, 1) for f in names])[0]
     n_int = rng.randint(1, 3)
     if family == "window":
         job = WindowJob(case)
@@ -582,6 +694,8 @@ def run_case(case):
         job = ChangelogJob(case)
     elif family == "rank":
         job = RankJob(case)
+    elif family == "retract":
+        job = RetractJob(case, n_int + 1)
     else:
         job = CdcJob(case, n_int + 1)
     interval = rng.choice([20, 50, 100])
@@ -717,7 +831,7 @@ def add_args(ap):
 
 
 def main():
-    return diffrun.main("restore_diff", run_case, jobs_env="WEIR_RDIFF_JOBS", jobs=12, asan_jobs=4,
+    return diffrun.main("restore_diff", run_case, jobs_env="WEIR_RDIFF_JOBS", jobs=13, asan_jobs=4,
                         one_env="WEIR_RDIFF_JOB", unit="jobs", add_args=add_args, out_env="WEIR_RDIFF_OUT",
                         max_failures=5, timeout=120,
                         describe=lambda a: "families " + ",".join(sorted(families(a.families))))

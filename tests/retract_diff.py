@@ -51,6 +51,10 @@ six also checks that an aggregate that cannot run over this input
 (LISTAGG/FIRST_VALUE/LAST_VALUE(DISTINCT ...), APPROX_COUNT_DISTINCT) is
 refused when the job is planned, naming it.
 
+restore_diff.py's "retract" family runs these jobs (gen_job, job_sql) with
+checkpoints, stopped and restored part way through the history, and
+checks their final tables (fold, model, compare).
+
 Usage: retract_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED replays a run; WEIR_RETRACTDIFF_JOB=i runs one job;
 WEIR_RETRACTDIFF_JOBS sets the number of jobs.
@@ -754,11 +758,11 @@ def compare_rows(what, types, log, got):
     return []
 
 
-def fold(folder, cols):
+def fold(folder, cols, names=None):
     """The final table of a debezium-json changelog (numbers as text so DECIMALs keep their digits); a
-    delete must find its row."""
+    delete must find its row. names: the files in the order to apply them (default: name order)."""
     table = collections.Counter()
-    for op, row in diffrun.debezium_changes(folder, numbers_as_text=True):
+    for op, row in diffrun.debezium_changes(folder, names, numbers_as_text=True):
         v = json.dumps([row[c] for c in cols], sort_keys=True)
         if op == "c":
             table[v] += 1
@@ -802,17 +806,27 @@ def refusal_problems(case, j):
     return []
 
 
-def run_case(case):
-    j = gen_job(case.rng)
-    j.seed, j.index = case.seed, case.index
-    case.note = "(parallelism %d, batch %d%s%s%s%s%s)" % (
+def job_note(j):
+    """The job's settings, for the report of a failed case."""
+    return "parallelism %d, batch %d%s%s%s%s%s" % (
         j.parallelism, j.batch, ", rocksdb" if j.rocksdb else "",
         ", mini-batch size %d" % j.mini_size if j.mini else "", ", %s" % j.phase if j.phase else "",
         ", split distinct" if j.split else "", ", distinct cache " + j.cache if j.cache else "")
+
+
+def cache_options(j):
+    """The -D options of the job's distinct cache (none: the default)."""
+    return ["-D", "weir.distinct-cache.size=" + j.cache] if j.cache else []
+
+
+def run_case(case):
+    j = gen_job(case.rng)
+    j.seed, j.index = case.seed, case.index
+    case.note = "(%s)" % job_note(j)
     with open(case.path("t.json"), "w") as f:
         f.writelines(envelope(op, b, a, j.schema) + "\n" for op, b, a in j.events)
     case.write("job.sql", job_sql(j))
-    opts = ["-D", "weir.distinct-cache.size=" + j.cache] if j.cache else []
+    opts = cache_options(j)
     p = case.run_weir(["run", "job.sql"] + opts + diffrun.engine_options(case, j.parallelism, j.batch, j.rocksdb))
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
