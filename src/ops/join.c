@@ -589,9 +589,15 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
         if (eh == hash && el == klen && !memcmp(e + 12, key, klen))
             return 0;
     }
-    size_t at = b->keys.len;
-    if (weir_buf_put(&b->keys, &hash, 8) || weir_buf_put(&b->keys, &klen, 4) || weir_buf_put(&b->keys, key, klen))
+    /* one reservation, not a call per field: a listing is made per stored row */
+    if (weir_buf_reserve(&b->keys, 12 + (size_t)klen))
         return WEIR_ENOMEM;
+    size_t at = b->keys.len;
+    uint8_t *e = b->keys.data + at;
+    memcpy(e, &hash, 8);
+    memcpy(e + 8, &klen, 4);
+    memcpy(e + 12, key, klen);
+    b->keys.len += 12 + (size_t)klen;
     b->last = at + 1;
     return 0;
 }
