@@ -75,7 +75,8 @@
  * timers did. Buckets are not checkpointed: a restore (at any parallelism, the
  * rows come by key group) rebuilds them from the stored rows, whose time
  * the map value holds.
- * Per batch the join hashes every row's key first and, a few rows ahead of
+ * Per batch the join encodes and hashes every row's key first (once: the
+ * row takes its key from there) and, a few rows ahead of
  * the row at hand, hints the state backend to load the table slot and then
  * the record of that row's key (weir__state_prefetch): with many keys every
  * lookup is a cache miss, and these overlap. The residual's columns of
@@ -136,6 +137,15 @@ typedef struct exp_queue {
     uint32_t n, cap;
 } exp_queue;
 
+/* The join key of a row of the batch at hand (batch_keys): its hash, and
+ * its len bytes at off in join_op.keys (len over sizeof the core's key:
+ * too long, not written, hash 0; its length, or UINT32_MAX for more). */
+typedef struct row_key {
+    uint64_t hash;
+    size_t off;
+    uint32_t len;
+} row_key;
+
 /* An input row whose candidates [first, next row's first or n_refs) wait for the residual. */
 typedef struct pend_row {
     uint32_t row, first;
@@ -172,8 +182,9 @@ typedef struct join_op {
     weir_buf scan;       /* encoded rows of the other side */
     weir_buf row;        /* encoded input row */
     weir_buf val;        /* a map value being written */
-    uint64_t *hashes; /* the join key hash of each row of the batch at hand */
-    uint32_t hashes_cap;
+    row_key *rkeys;   /* the join key of each row of the batch at hand */
+    uint32_t rkeys_cap;
+    weir_buf keys;    /* their bytes */
     uint64_t *n_expired;
     weir_ts in_wm; /* the watermark the rows of the batch at hand are judged
                       against (weir_op_input_watermark): an interval join's
@@ -256,6 +267,7 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&j->scan);
     weir_buf_init(&j->row);
     weir_buf_init(&j->val);
+    weir_buf_init(&j->keys);
     const weir_schema *cs = cand_schema(&c->cfg);
     uint32_t n = cs->n_fields;
     if (!(j->reads = weir_calloc(n ? n : 1, sizeof *j->reads)) || !(j->rcols = weir_calloc(n ? n : 1, sizeof *j->rcols)) ||
@@ -491,7 +503,8 @@ static void join_close(void *op)
     weir_schema_destroy(j->cand_schema);
     weir_free(j->pend);
     weir_free(j->refs);
-    weir_free(j->hashes);
+    weir_free(j->rkeys);
+    weir_buf_fini(&j->keys);
     weir_buf_fini(&j->scan);
     weir_buf_fini(&j->row);
     weir_buf_fini(&j->val);
@@ -576,9 +589,15 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
         if (eh == hash && el == klen && !memcmp(e + 12, key, klen))
             return 0;
     }
-    size_t at = b->keys.len;
-    if (weir_buf_put(&b->keys, &hash, 8) || weir_buf_put(&b->keys, &klen, 4) || weir_buf_put(&b->keys, key, klen))
+    /* one reservation, not a call per field: a listing is made per stored row */
+    if (weir_buf_reserve(&b->keys, 12 + (size_t)klen))
         return WEIR_ENOMEM;
+    size_t at = b->keys.len;
+    uint8_t *e = b->keys.data + at;
+    memcpy(e, &hash, 8);
+    memcpy(e + 8, &klen, 4);
+    memcpy(e + 12, key, klen);
+    b->keys.len += 12 + (size_t)klen;
     b->last = at + 1;
     return 0;
 }
@@ -871,12 +890,15 @@ static int gather_timed(void *ud, const void *e, size_t len)
 
 static int residual(join_op *j, weir_op_ctx *ctx);
 
-/* No rows of the other side, no candidates. */
+/* No rows of the other side, no candidates. (The candidate batch is
+ * written only by cand_append, which adds a row: one without rows needs
+ * no reset, and a join without a residual never has any.) */
 static void cands_reset(join_op *j)
 {
     j->n_refs = 0;
     weir_buf_clear(&j->scan);
-    weir_batch_reset(j->core.cand);
+    if (j->core.cand->n_rows)
+        weir_batch_reset(j->core.cand);
 }
 
 /*
@@ -1045,7 +1067,7 @@ static inline bool nan_key(const weir_batch *in, uint32_t col, uint32_t r)
  * is emitted by ANTI only and kept nowhere, a right row is dropped.
  */
 static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, bool null_key,
-                           const void *key, size_t klen)
+                           const void *key, size_t klen, uint64_t khash)
 {
     const weir_join_config *c = &j->conf->cfg;
     bool anti = c->type == WEIR_JOIN_ANTI;
@@ -1060,7 +1082,7 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
             return rc;
         return emit_left(j, ctx, 0, 1, kind, ts);
     }
-    if ((rc = weir_op_set_key(ctx, key, klen)) || (rc = gather(j, ctx, s, in, r, false)))
+    if ((rc = weir_op_set_key_hashed(ctx, key, klen, khash)) || (rc = gather(j, ctx, s, in, r, false)))
         return rc;
     int64_t matched = 0;
     for (uint32_t i = 0; i < j->n_refs; i++)
@@ -1102,7 +1124,7 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
     return 0;
 }
 
-static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, uint64_t khash)
+static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r)
 {
     const join_conf *jc = j->conf;
     const weir_join_config *c = &jc->cfg;
@@ -1118,12 +1140,15 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     bool null_key = false;
     for (uint32_t k = 0; k < ks->n; k++)
         null_key |= !c->null_safe[k] ? weir_batch_is_null(in, ks->cols[k], r) : nan_key(in, ks->cols[k], r);
-    size_t klen;
-    int rc = weir__join_core_key(&j->core, ctx, in, ks, r, &klen);
+    const row_key *rk = &j->rkeys[r];
+    size_t klen = rk->len;
+    uint64_t khash = rk->hash;
+    int rc = weir__join_core_key_fits(&j->core, ctx, klen);
     if (rc)
         return rc;
+    const uint8_t *key = j->keys.data + rk->off;
     if (is_semi_anti(c->type))
-        return apply_semi_anti(j, ctx, s, in, r, null_key, j->core.key, klen);
+        return apply_semi_anti(j, ctx, s, in, r, null_key, key, klen, khash);
     weir_row_kind kind = (weir_row_kind)in->kind[r];
     bool accumulate = kind == WEIR_ROW_INSERT || kind == WEIR_ROW_UPDATE_AFTER;
     if (null_key) {
@@ -1134,7 +1159,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             return rc;
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
-    rc = weir_op_set_key_hashed(ctx, j->core.key, klen, khash);
+    rc = weir_op_set_key_hashed(ctx, key, klen, khash);
     uint32_t first = j->n_refs;
     if (rc || (rc = gather(j, ctx, s, in, r, false)))
         return rc;
@@ -1196,7 +1221,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, row_expiry(c, s, t), s)))
         return rc;
     if (bounded && store && own.count == 1 &&
-        (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms), j->core.key, (uint32_t)klen, khash)))
+        (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms), key, (uint32_t)klen, khash)))
         return rc;
     if (j->batched)
         return 0;
@@ -1429,22 +1454,33 @@ static int emit_pending(join_op *j, weir_op_ctx *ctx, const weir_batch *in)
     return rc;
 }
 
-/* The join key hash of every row of the batch, into j->hashes. */
-static int batch_hashes(join_op *j, int input, const weir_batch *in)
+/* The join key of every row of the batch, encoded once into j->keys and
+ * hashed, into j->rkeys: the prefetches ahead of the row at hand take the
+ * hash, the row its key. */
+static int batch_keys(join_op *j, int input, const weir_batch *in)
 {
-    if (in->n_rows > j->hashes_cap) {
-        uint64_t *h = weir_realloc(j->hashes, (size_t)in->n_rows * sizeof *h);
-        if (!h)
+    if (in->n_rows > j->rkeys_cap) {
+        row_key *k = weir_realloc(j->rkeys, (size_t)in->n_rows * sizeof *k);
+        if (!k)
             return WEIR_ENOMEM;
-        j->hashes = h;
-        j->hashes_cap = in->n_rows;
+        j->rkeys = k;
+        j->rkeys_cap = in->n_rows;
     }
+    weir_buf *b = &j->keys;
+    weir_buf_clear(b);
     for (uint32_t r = 0; r < in->n_rows; r++) {
-        size_t klen;
+        const size_t cap = sizeof j->core.key;
+        if (b->cap - b->len < cap && weir_buf_reserve(b, cap))
+            return WEIR_ENOMEM;
+        uint8_t *at = b->data + b->len;
         /* A key that does not fit is apply_row's to report, unless the row
          * is late and dropped before its key is needed. */
-        klen = weir_key_encode(in, &j->conf->cfg.keys[input], r, j->core.key, sizeof j->core.key);
-        j->hashes[r] = klen > sizeof j->core.key ? 0 : weir_key_hash(j->core.key, klen);
+        size_t klen = weir_key_encode(in, &j->conf->cfg.keys[input], r, at, cap);
+        bool fits = klen <= cap;
+        uint32_t len = klen > UINT32_MAX ? UINT32_MAX : (uint32_t)klen;
+        j->rkeys[r] = (row_key){fits ? weir_key_hash(at, klen) : 0, b->len, len};
+        if (fits)
+            b->len += klen;
     }
     return 0;
 }
@@ -1462,7 +1498,7 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         if (rc)
             return rc;
     }
-    int rc = batch_hashes(j, input, in);
+    int rc = batch_keys(j, input, in);
     if (rc)
         return rc;
     /* Batched: the candidates start empty (an expiry's scan between batches leaves rows in j->refs). */
@@ -1472,17 +1508,17 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     uint32_t n = in->n_rows;
     for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
         for (int s = 0; s < 2; s++)
-            weir__state_prefetch(st[s], j->hashes[r], 0);
+            weir__state_prefetch(st[s], j->rkeys[r].hash, 0);
     for (uint32_t r = 0; r < n; r++) {
         for (int s = 0; s < 2; s++) {
             if (r + PF_SLOT < n)
-                weir__state_prefetch(st[s], j->hashes[r + PF_SLOT], 0);
+                weir__state_prefetch(st[s], j->rkeys[r + PF_SLOT].hash, 0);
             if (r + PF_REC < n)
-                weir__state_prefetch(st[s], j->hashes[r + PF_REC], 1);
+                weir__state_prefetch(st[s], j->rkeys[r + PF_REC].hash, 1);
         }
         if (j->batched && j->n_refs >= PEND_CANDS && (rc = emit_pending(j, ctx, in)))
             return rc;
-        if ((rc = apply_row(j, ctx, input, in, r, j->hashes[r])))
+        if ((rc = apply_row(j, ctx, input, in, r)))
             return rc;
     }
     if (j->batched && (rc = emit_pending(j, ctx, in)))

@@ -102,10 +102,15 @@ int weir__join_core_key(weir_join_core *jc, weir_op_ctx *ctx,
                         uint32_t r, size_t *klen)
 {
     *klen = weir_key_encode(in, ks, r, jc->key, sizeof jc->key);
-    if (*klen > sizeof jc->key)
+    return weir__join_core_key_fits(jc, ctx, *klen);
+}
+
+int weir__join_core_key_fits(weir_join_core *jc, weir_op_ctx *ctx, size_t klen)
+{
+    if (klen > sizeof jc->key)
         return weir_op_fail(ctx, WEIR_EINVAL,
                             "%s key of %zu bytes exceeds the limit of %zu",
-                            jc->what, *klen, sizeof jc->key);
+                            jc->what, klen, sizeof jc->key);
     return 0;
 }
 

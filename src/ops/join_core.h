@@ -61,6 +61,8 @@ int weir__join_core_grow(weir_join_core *jc, const weir_schema *cand_schema,
 int weir__join_core_key(weir_join_core *jc, weir_op_ctx *ctx,
                         const weir_batch *in, const weir_keyspec *ks,
                         uint32_t r, size_t *klen);
+/* That error for a key of klen bytes encoded elsewhere (0 when it fits jc->key). */
+int weir__join_core_key_fits(weir_join_core *jc, weir_op_ctx *ctx, size_t klen);
 
 /* Emits the output batch (counted in join_rows_emitted). */
 int weir__join_core_flush(weir_join_core *jc, weir_op_ctx *ctx);
