@@ -83,8 +83,10 @@
  * the other side's rows are decoded straight from the state into the
  * candidates during the scan; an output row is built once, from the input
  * row and the other row's stored bytes, and only for a row emitted. An
- * inner join evaluates its residual over the candidates of many rows of a
- * batch at once, then emits their pairs in order (batched(), emit_pending).
+ * inner join's candidates are its output rows themselves, each stored row
+ * decoded once: the residual runs over the output batch when it is full
+ * (and at the batch's end), and the rows it rejects are taken out before
+ * the batch goes (batched(), settle).
  * Kinds: an inner join keeps the input row's kind (+I/+U/-U/-D); outer
  * joins emit +I and -D only, as Flink does. Each row's whole change is
  * emitted before the next row is read, so the output for one order of
@@ -146,10 +148,11 @@ typedef struct row_key {
     uint32_t len;
 } row_key;
 
-/* An input row whose candidates [first, next row's first or n_refs) wait for the residual. */
-typedef struct pend_row {
-    uint32_t row, first;
-} pend_row;
+/* Where a batched join's output row came from (see batched()): the input
+ * row, and its place i among the n rows of the other side under the key. */
+typedef struct pair_from {
+    uint32_t row, i, n;
+} pair_from;
 
 typedef struct join_op {
     const join_conf *conf;
@@ -171,12 +174,10 @@ typedef struct join_op {
     const weir_batch *in;
     uint32_t in_row;
     int in_side;
-    /* batched residual (see batched()): the rows of the batch at hand whose
-     * candidates wait for it, each with its first candidate; the candidates
-     * of several rows are evaluated at once */
+    /* batched residual (see batched()): the output rows are the candidates,
+     * from[r] says whose output row r is */
     bool batched;
-    pend_row *pend;
-    uint32_t n_pend, pend_cap;
+    pair_from *from;
     cand_ref *refs;
     uint32_t refs_cap, n_refs;
     weir_buf scan;       /* encoded rows of the other side */
@@ -240,10 +241,12 @@ int weir__describe_row_log(weir_job *job, weir_stream s, const weir_join_config 
 /*
  * Whether the residual of side s's rows can wait for a batch of them: an
  * inner join's row changes only its own side's state, and then not by
- * what matched it, while its candidates come from the other side; so the
- * candidates of a batch's rows can be gathered first, the residual
- * evaluated over all of them at once (not over each row's one or two),
- * and each row's pairs emitted after, in the rows' order. Not for a
+ * what matched it, while its candidates come from the other side; so each
+ * row's pairs can be written to the output first, in the rows' order, and
+ * the residual evaluated over a whole output batch of them at once (not
+ * over each row's one or two), the pairs it rejects then taken out. A
+ * stored row is so decoded once, for the residual and the output alike
+ * (most pairs of a join on a key and a time range pass). Not for a
  * residual that reads the clock or differs per call, and not for interval
  * joins (timers and late rows) or outer, semi and anti joins (which count
  * associations).
@@ -284,7 +287,12 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
             return WEIR_ENOMEM;
     }
     j->batched = batched(&c->cfg);
-    return weir__join_core_init(&j->core, "join", info, c->cfg.out_schema, j->cand_schema, 16, &c->cfg.clock);
+    /* Batched: the residual's results are those of the output rows, a batch of them. */
+    int rc = weir__join_core_init(&j->core, "join", info, c->cfg.out_schema, j->cand_schema, j->batched ? 0 : 16,
+                                  &c->cfg.clock);
+    if (!rc && j->batched && !(j->from = weir_calloc(j->core.batch_size, sizeof *j->from)))
+        rc = WEIR_ENOMEM;
+    return rc;
 }
 
 /* ----------------------------- a checkpoint of the canonical row encoding */
@@ -501,7 +509,7 @@ static void join_close(void *op)
     weir_free(j->reads);
     weir_free(j->rcols);
     weir_schema_destroy(j->cand_schema);
-    weir_free(j->pend);
+    weir_free(j->from);
     weir_free(j->refs);
     weir_free(j->rkeys);
     weir_buf_fini(&j->keys);
@@ -703,16 +711,37 @@ static int out_side(join_op *j, weir_op_ctx *ctx, uint32_t r, int side, uint32_t
     return rc ? weir_op_fail(ctx, rc, "join state holds a row that does not decode") : 0;
 }
 
-/* Emits the input row joined with the other side's row i, `times` times. */
+static int residual(join_op *j, weir_op_ctx *ctx, const weir_batch *cand);
+
+/* Batched: the residual over the output rows, the rows it rejects taken
+ * out, the others emitted. */
+static int settle(join_op *j, weir_op_ctx *ctx)
+{
+    weir_batch *out = j->core.out;
+    if (out->n_rows) {
+        int rc = residual(j, ctx, out);
+        if (rc)
+            return rc;
+        weir_batch_filter_inplace(out, j->core.sel);
+    }
+    return weir__join_core_flush(&j->core, ctx);
+}
+
+/* Emits the input row joined with the other side's row i, `times` times
+ * (batched: writes them, the residual still to pass them). */
 static int emit_pair(join_op *j, weir_op_ctx *ctx, uint32_t i, int64_t times, weir_row_kind kind, weir_ts ts)
 {
     for (int64_t t = 0; t < times; t++) {
         uint32_t r;
-        int rc = weir__join_core_out_row_to_fill(&j->core, ctx, kind, ts, &r);
+        int rc = j->batched && weir_batch_full(j->core.out) ? settle(j, ctx) : 0;
+        if (!rc)
+            rc = weir__join_core_out_row_to_fill(&j->core, ctx, kind, ts, &r);
         if (!rc && !(rc = out_side(j, ctx, r, 0, i)))
             rc = out_side(j, ctx, r, 1, i);
         if (rc)
             return rc;
+        if (j->batched)
+            j->from[r] = (pair_from){j->in_row, i, j->n_refs};
     }
     return 0;
 }
@@ -851,8 +880,8 @@ static int cand_append(join_op *j, int s, const weir_batch *in, uint32_t r, int 
 /*
  * One row of the other side: its bytes copied into j->scan (the output
  * rows are decoded from there, and an outer side's entry is written back
- * from there) and, with a residual, a candidate of the columns it reads
- * (decoded straight from the state; the others are not written).
+ * from there) and, with a residual not batched, a candidate of the columns
+ * it reads (decoded straight from the state; the others are not written).
  */
 static int gather_visit(void *ud, const void *k, size_t klen, const void *v, size_t vlen)
 {
@@ -864,9 +893,9 @@ static int gather_visit(void *ud, const void *k, size_t klen, const void *v, siz
     if (!rc && weir_buf_put(&j->scan, k, klen))
         rc = WEIR_ENOMEM;
     /* room for the residual's result too, when there is none to evaluate */
-    if (!rc)
+    if (!rc && !j->batched)
         rc = weir__join_core_grow(&j->core, j->cand_schema, j->n_refs);
-    if (rc || !c->residual)
+    if (rc || !c->residual || j->batched)
         return rc;
     uint32_t off = o == 0 ? 0 : c->n_out[0];
     rc = cand_append(j, g->s, g->in, g->r, &row);
@@ -888,7 +917,6 @@ static int gather_timed(void *ud, const void *e, size_t len)
     return len < 8 ? WEIR_ECORRUPT : gather_visit(ud, (const uint8_t *)e + 8, len - 8, e, 8);
 }
 
-static int residual(join_op *j, weir_op_ctx *ctx);
 
 /* No rows of the other side, no candidates. (The candidate batch is
  * written only by cand_append, which adds a row: one without rows needs
@@ -908,8 +936,8 @@ static void cands_reset(join_op *j)
  * of the columns the residual reads. The input row is remembered: the
  * rows emitted then take its columns from it, and the other side's from
  * the stored bytes, decoded only for rows that are emitted. Batched
- * (j->batched): the row's rows and candidates are appended to those of
- * the rows before it, and the residual waits (emit_pending).
+ * (j->batched): no candidates, the row's pairs are written to the output
+ * at once and the residual waits for them there (settle).
  */
 static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, bool null_key)
 {
@@ -918,17 +946,21 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     j->in = in;
     j->in_row = r;
     j->in_side = s;
-    if (!j->batched)
-        cands_reset(j);
+    cands_reset(j);
     gather_scan g = {j, in, r, s, false};
     int rc = null_key         ? 0
              : j->conf->log[o] ? weir_list_get(j->core.st[o], NULL, 0, c->bounded[o] ? gather_timed : gather_elem, &g)
                                : weir_map_iterate(j->core.st[o], NULL, 0, gather_visit, &g);
     if (g.bad_row)
         return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
-    if (rc || j->batched || !j->n_refs)
+    if (rc || !j->n_refs)
         return rc;
-    return residual(j, ctx);
+    if (!j->batched)
+        return residual(j, ctx, j->core.cand);
+    weir_row_kind kind = (weir_row_kind)in->kind[r];
+    for (uint32_t i = 0; i < j->n_refs && !rc; i++)
+        rc = emit_pair(j, ctx, i, j->refs[i].count, kind, in->ts[r]);
+    return rc;
 }
 
 /*
@@ -941,22 +973,16 @@ static void name_input_row(const join_op *j, weir_error *err)
     uint32_t i;
     if (!weir__join_error_candidate(err, &i))
         return;
-    uint32_t row = j->in_row, first = 0, next = j->n_refs;
-    if (j->batched) { /* the waiting row whose candidates [first, next) hold i */
-        for (uint32_t p = 0; p < j->n_pend && j->pend[p].first <= i; p++) {
-            row = j->pend[p].row;
-            first = j->pend[p].first;
-            next = p + 1 < j->n_pend ? j->pend[p + 1].first : j->n_refs;
-        }
-    }
+    pair_from f = j->batched ? j->from[i] : (pair_from){j->in_row, i, j->n_refs};
     char msg[sizeof err->message];
     snprintf(msg, sizeof msg, "%.400s (row %u, with the other input's row %u of the %u under its key)", err->message,
-             row, i - first, next - first);
+             f.row, f.i, f.n);
     memcpy(err->message, msg, sizeof msg);
 }
 
-/* The residual over candidates [0, n_refs) into j->core.sel (all selected without one). */
-static int residual(join_op *j, weir_op_ctx *ctx)
+/* The residual over the candidates cand (j->core.cand, or batched the output
+ * rows) into j->core.sel; all of [0, n_refs) selected without one. */
+static int residual(join_op *j, weir_op_ctx *ctx, const weir_batch *cand)
 {
     const weir_join_config *c = &j->conf->cfg;
     if (!c->residual) {
@@ -965,8 +991,7 @@ static int residual(join_op *j, weir_op_ctx *ctx)
     }
     weir_error err = {0};
     weir_expr_env_set_watermark(j->core.env, weir_op_watermark(ctx));
-    if (weir_expr_filter(c->residual, j->core.cand, j->core.env, j->core.sel,
-                         &err)) {
+    if (weir_expr_filter(c->residual, cand, j->core.env, j->core.sel, &err)) {
         name_input_row(j, &err);
         return weir_op_fail(ctx, err.code ? err.code : WEIR_EINVAL, "join condition: %s", err.message);
     }
@@ -1160,24 +1185,12 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
     rc = weir_op_set_key_hashed(ctx, key, klen, khash);
-    uint32_t first = j->n_refs;
     if (rc || (rc = gather(j, ctx, s, in, r, false)))
         return rc;
-    if (j->batched && j->n_refs > first) {
-        /* An inner join's row: what it stores does not depend on its matches, its pairs come later. */
-        if (j->n_pend == j->pend_cap) {
-            uint32_t cap = j->pend_cap ? j->pend_cap * 2 : 64;
-            pend_row *np = weir_realloc(j->pend, cap * sizeof *np);
-            if (!np)
-                return WEIR_ENOMEM;
-            j->pend = np;
-            j->pend_cap = cap;
-        }
-        j->pend[j->n_pend++] = (pend_row){r, first};
-    }
     bool inner = c->type == WEIR_JOIN_INNER;
     weir_ts ts = in->ts[r];
-    /* (Batched: not known yet, and needed only for an outer side's associations.) */
+    /* (Batched: not known yet, and needed only for an outer side's associations;
+     * an inner join's row stores what it stores whatever its matches.) */
     int64_t matched = 0;
     for (uint32_t i = 0; i < j->n_refs && !j->batched; i++)
         if (j->core.sel[i])
@@ -1434,25 +1447,6 @@ static int join_watermark(void *op, weir_op_ctx *ctx, weir_ts wm)
     return 0;
 }
 
-/* The candidates that may wait before they are evaluated (then fewer when a key has many rows). */
-#define PEND_CANDS 4096
-
-/* The residual over the waiting candidates, then each waiting row's pairs, in order. */
-static int emit_pending(join_op *j, weir_op_ctx *ctx, const weir_batch *in)
-{
-    int rc = j->n_refs ? residual(j, ctx) : 0;
-    for (uint32_t p = 0; p < j->n_pend && !rc; p++) {
-        uint32_t r = j->pend[p].row, end = p + 1 < j->n_pend ? j->pend[p + 1].first : j->n_refs;
-        weir_row_kind kind = (weir_row_kind)in->kind[r];
-        j->in_row = r;
-        for (uint32_t i = j->pend[p].first; i < end && !rc; i++)
-            if (j->core.sel[i])
-                rc = emit_pair(j, ctx, i, j->refs[i].count, kind, in->ts[r]);
-    }
-    j->n_pend = 0;
-    cands_reset(j);
-    return rc;
-}
 
 /* The join key of every row of the batch, encoded once into j->keys and
  * hashed, into j->rkeys: the prefetches ahead of the row at hand take the
@@ -1501,9 +1495,6 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     int rc = batch_keys(j, input, in);
     if (rc)
         return rc;
-    /* Batched: the candidates start empty (an expiry's scan between batches leaves rows in j->refs). */
-    if (j->batched)
-        cands_reset(j);
     weir_state *st[2] = {j->core.st[0], j->core.st[1]};
     uint32_t n = in->n_rows;
     for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
@@ -1516,14 +1507,10 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
             if (r + PF_REC < n)
                 weir__state_prefetch(st[s], j->rkeys[r + PF_REC].hash, 1);
         }
-        if (j->batched && j->n_refs >= PEND_CANDS && (rc = emit_pending(j, ctx, in)))
-            return rc;
         if ((rc = apply_row(j, ctx, input, in, r)))
             return rc;
     }
-    if (j->batched && (rc = emit_pending(j, ctx, in)))
-        return rc;
-    return weir__join_core_flush(&j->core, ctx);
+    return j->batched ? settle(j, ctx) : weir__join_core_flush(&j->core, ctx);
 }
 
 static const weir_operator_class join_class = {
