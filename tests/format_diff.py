@@ -62,6 +62,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import diffrun  # noqa: E402
+from javanum import double_text  # noqa: E402  (Java's Double.toString)
 
 D = decimal.Decimal
 decimal.getcontext().prec = 200  # exact for every DECIMAL(38, s) and double here
@@ -172,29 +173,6 @@ def gen_value(rng, t, newlines=True):
 # ---- Java's texts (the print connector) --------------------------------------
 
 
-def java_double(v):
-    """Double.toString for the short-digit doubles generated here."""
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "Infinity" if v > 0 else "-Infinity"
-    if v == 0:
-        return "-0.0" if math.copysign(1, v) < 0 else "0.0"
-    sign = "-" if v < 0 else ""
-    dv = D(repr(abs(v)))
-    digits = "".join(map(str, dv.as_tuple().digits)).rstrip("0") or "0"
-    exp = dv.adjusted()
-    if 1e-3 <= abs(v) < 1e7:
-        if exp >= 0:
-            ip = digits[:exp + 1].ljust(exp + 1, "0")
-            fp = digits[exp + 1:] or "0"
-        else:
-            ip = "0"
-            fp = "0" * (-exp - 1) + digits
-        return sign + ip + "." + fp
-    return sign + digits[0] + "." + (digits[1:] or "0") + "E" + str(exp)
-
-
 def java_bigdecimal(v):
     """BigDecimal.toString."""
     sign, digits, exp = v.as_tuple()
@@ -234,7 +212,7 @@ def java_text(v, t):
         return "null"
     k = t[0]
     if k == "DOUBLE":
-        return java_double(v)
+        return double_text(v)
     if k == "DECIMAL":
         return java_bigdecimal(v)
     if k == "BOOLEAN":
@@ -328,7 +306,7 @@ def number_text(v, t, rng, fmt):
         if r < 0.3:
             return repr(v)
         if r < 0.6:
-            return java_double(v).replace("E", rng.choice(["E", "e"]))
+            return double_text(v).replace("E", rng.choice(["E", "e"]))
         dv = D(repr(v))
         return "%se%d" % (dv.scaleb(-dv.adjusted()), dv.adjusted())
     if k == "DECIMAL":
@@ -372,7 +350,7 @@ def csv_field(v, t, rng, opt):
         if rng.random() < 0.3:
             text = "".join(c.upper() if rng.random() < 0.5 else c for c in text)
     elif k == "DOUBLE" and (math.isnan(v) or (math.isinf(v) and rng.random() < 0.5)):
-        text = java_double(v)
+        text = double_text(v)
     elif k in ("INT", "BIGINT", "DOUBLE", "DECIMAL"):
         text = number_text(v, t, rng, "csv")
     elif k == "DATE":
@@ -457,7 +435,7 @@ def json_value(v, t, rng, strict=False):
             return json_string(rng.choice(["", " "]) + text + rng.choice(["", " "]), rng)
         return text
     if k == "DOUBLE":
-        return json_string(java_double(v), rng)
+        return json_string(double_text(v), rng)
     if k == "BOOLEAN":
         if rng.random() < 0.15:
             return json_string(("true" if v else "false").upper() if rng.random() < 0.5 else
@@ -534,7 +512,7 @@ def json_out_value(v, t, iso=False):
     if k in ("INT", "BIGINT"):
         return str(v)
     if k == "DOUBLE":
-        return java_double(v)
+        return double_text(v)
     if k == "DECIMAL":
         return "{:f}".format(v)
     if k in ("BOOLEAN", "STRING"):
@@ -564,7 +542,7 @@ def csv_out_value(v, t):
     if k == "BOOLEAN":
         return "true" if v else "false"
     if k == "DOUBLE":
-        return java_double(v)
+        return double_text(v)
     j = json_out_value(v, t)
     return j
 
@@ -992,7 +970,7 @@ def simple_csv_text(v, t, opt):
     if k == "BOOLEAN":
         return "true" if v else "false"
     if k == "DOUBLE":
-        return java_double(v)
+        return double_text(v)
     return str(json_out_value(v, t))
 
 
@@ -1003,7 +981,7 @@ def simple_json(v, t):
     if k in ("INT", "BIGINT"):
         return str(v)
     if k == "DOUBLE":
-        return java_double(v) if not (math.isnan(v) or math.isinf(v)) else '"%s"' % java_double(v)
+        return double_text(v) if not (math.isnan(v) or math.isinf(v)) else '"%s"' % double_text(v)
     if k == "DECIMAL":
         return "{:f}".format(v)
     return json.dumps(json_out_value(v, t))

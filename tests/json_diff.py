@@ -40,6 +40,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import diffrun  # noqa: E402
+from javanum import double_text  # noqa: E402  (Java's Double.toString)
 
 KEYS = ["a", "b", "c", "name", "x y", "k.1", "\u00e9t\u00e9", "n"]
 STRS = ["", "a", "hello", "x\"y", "back\\slash", "tab\there", "\u00e9", "\U0001F600", "1", "true", "line\nbreak"]
@@ -184,22 +185,6 @@ def walk(doc, steps, strict):
     return cur
 
 
-def java_double(x):
-    """Java's Double.toString (shortest digits that read back)."""
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == 0:
-        return "-0.0" if math.copysign(1, x) < 0 else "0.0"
-    sign, raw, exp = decimal.Decimal(repr(x)).as_tuple()
-    point = exp + len(raw)  # where the point goes in the digits
-    digits = "".join(map(str, raw)).rstrip("0") or "0"
-    head = "-" if sign else ""
-    if 1e-3 <= abs(x) < 1e7:
-        if point <= 0:
-            return head + "0." + "0" * -point + digits
-        whole, frac = digits[:point].ljust(point, "0"), digits[point:]
-        return head + whole + "." + (frac or "0")
-    return head + digits[0] + "." + (digits[1:] or "0") + "E%d" % (point - 1)
 
 
 def scalar_text(raw_doc_value):
@@ -210,7 +195,7 @@ def scalar_text(raw_doc_value):
         return v
     if isinstance(v, int):
         return str(v)
-    return java_double(v)
+    return double_text(v)
 
 
 def oracle(text, path, steps, strict):
@@ -354,7 +339,7 @@ def ser(v):
     if isinstance(v, str):
         return json.dumps(v, ensure_ascii=False)
     if isinstance(v, float) and math.isinf(v):
-        return json.dumps(java_double(v))  # not a JSON number: a string, as Jackson writes one
+        return json.dumps(double_text(v))  # not a JSON number: a string, as Jackson writes one
     return scalar_text(v)
 
 

@@ -61,7 +61,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import diffrun  # noqa: E402
-from printf_diff import double_text  # noqa: E402  (Java's Double.toString)
+from javanum import double_text  # noqa: E402  (Java's Double.toString)
 
 KEY_TYPES = ["STRING", "INT", "BIGINT", "DATE", "TINYINT", "SMALLINT", "DOUBLE", "FLOAT", "DECIMAL",
              "BOOLEAN", "TIMESTAMP(0)", "TIMESTAMP(3)", "TIMESTAMP(6)", "TIMESTAMP(9)", "TIMESTAMP_LTZ",

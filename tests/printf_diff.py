@@ -33,6 +33,7 @@ from decimal import Context, Decimal, ROUND_HALF_EVEN, ROUND_HALF_UP
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import diffrun  # noqa: E402
+from javanum import double_text  # noqa: E402  (Java's Double.toString)
 
 decimal.getcontext().prec = 400
 
@@ -174,32 +175,6 @@ def fmt_float(conv, arg, flags, width, prec):
     return signed(group(body) if "," in flags else body, neg, flags, width)
 
 
-def double_text(v):
-    """Java's Double.toString."""
-    if v != v:
-        return "NaN"
-    if v in (float("inf"), float("-inf")):
-        return "Infinity" if v > 0 else "-Infinity"
-    if v == 0:
-        return "-0.0" if str(v).startswith("-") else "0.0"
-    d = Decimal(repr(v))
-    sign = "-" if v < 0 else ""
-    d = abs(d)
-    if Decimal("1e-3") <= d < Decimal("1e7"):
-        s = format(d, "f")
-        if "." not in s:
-            s += ".0"
-        return sign + s
-    digits = "".join(map(str, d.normalize().as_tuple().digits))
-    e = d.adjusted()
-    if len(digits) == 1 and Decimal(abs(v)) != d:
-        # E-form has a digit after the point: the JDK makes it the nearer one
-        # (rounding may carry into a new leading digit: 1e-7 is 9.99...95E-8, written 1.0E-7)
-        exact = Decimal(abs(v))
-        q = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 1), rounding=ROUND_HALF_EVEN)
-        digits = "".join(map(str, q.as_tuple().digits)).rstrip("0") or "0"
-        e = q.adjusted()
-    return sign + digits[0] + "." + (digits[1:] or "0") + "E" + str(e)
 
 
 def to_string(arg):

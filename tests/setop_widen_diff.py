@@ -63,7 +63,7 @@ from decimal import Decimal, ROUND_HALF_UP
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import diffrun  # noqa: E402
-from printf_diff import double_text  # noqa: E402  (Java's Double.toString)
+from javanum import double_text  # noqa: E402  (Java's Double.toString)
 
 decimal.getcontext().prec = 100  # 38-digit values and their sums stay exact
 
