@@ -243,17 +243,22 @@ def window_variant(rng, q):
             return q.copy(win=(kind, s[0], b, off if off < s[0] else 0)), "window slide or step"
     if what == "offset" and kind in ("TUMBLE", "HOP") and (kind == "TUMBLE" or a > 1):
         return q.copy(win=(kind, a, b, 0 if off else 1)), "window offset"
+    if what in ("keys", "having", "where", "hint"):
+        return shared_variant(rng, q, what)
+    if what == "legacy" and legacy_ok(q):
+        return q.copy(legacy=not q.legacy), "GROUP BY window function or window table function"
+    return agg_variant(rng, q)
+
+
+def shared_variant(rng, q, what):
+    """The changes window and group aggregations share: their keys, HAVING, WHERE or an OPTIONS hint."""
     if what == "keys":
         return keys_variant(rng, q)
     if what == "having":
         return q.copy(having=None if q.having is not None and rng.random() < 0.3 else (q.having or 0) + 1), "HAVING"
     if what == "where":
         return where_variant(rng, q)
-    if what == "hint":
-        return hint_variant(rng, q)
-    if what == "legacy" and legacy_ok(q):
-        return q.copy(legacy=not q.legacy), "GROUP BY window function or window table function"
-    return agg_variant(rng, q)
+    return hint_variant(rng, q)
 
 
 def keys_variant(rng, q):
@@ -324,14 +329,8 @@ def group_variant(rng, q):
     if what == "sets":
         return q.copy(gsets=rng.choice([x for x in [None, "ROLLUP", "CUBE", "SETS"] if x != q.gsets])), \
             "grouping sets"
-    if what == "keys":
-        return keys_variant(rng, q)
-    if what == "having":
-        return q.copy(having=None if q.having is not None and rng.random() < 0.3 else (q.having or 0) + 1), "HAVING"
-    if what == "where":
-        return where_variant(rng, q)
-    if what == "hint":
-        return hint_variant(rng, q)
+    if what in ("keys", "having", "where", "hint"):
+        return shared_variant(rng, q, what)
     if what == "ttl":
         # a TTL far longer than the job decides nothing here: the rows must be the same, merged or not
         return q.copy(ttl=None if q.ttl else rng.choice(["1d", "2d"])), "STATE_TTL"
