@@ -10,8 +10,10 @@ that generator's oracle (both imported, no code shared with weir):
              their own watermark delays over one input; in half the
              jobs early firings (table.exec.emit.early-fire, on every
              record or every 1 or 100 ms), in some late firings (per
-             late row or every few ms): each firing retracts the
-             window's row before it, which the restored state must hold;
+             late row or every hour: pending until the window is
+             cleaned up, across the restores where the allowed lateness
+             is a minute): each firing retracts the window's row before
+             it, which the restored state must hold;
   changelog  changelog_diff.py: GROUP BY and ROLLUP, OVER, Top-N (also
              over a GROUP BY), ORDER BY LIMIT, temporal sort,
              deduplication, regular and interval joins, semi/anti joins;
@@ -154,6 +156,14 @@ HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill", "again"]
 # that come across the restores (WindowJob.watch).
 EARLY_SHARE = 0.5
 WATCHED_EARLY_SHARE = 0.85
+# Late firings of window jobs: mostly every hour, which leaves a late
+# row's firing pending until its window is cleaned up (W >= end + allowed
+# lateness) or the input ends, so across the restores where the lateness
+# is a minute (the late rows come in the first run, which reads one input
+# file: WindowJob.watch); that firing must retract the row the window
+# emitted before the checkpoint.
+LATE_FIRE_DELAYS = ["", "0 ms", "1 h", "1 h"]
+LATENESSES = [0, 0, 0, 1000, 3000, 60000]
 
 # Shapes kept out of the draw because of a known bug: (name, test on the
 # job and the settings of its runs in order, the bug). WEIR_RDIFF_NO_SKIP=1
@@ -239,7 +249,8 @@ class WindowJob:
     options = []  # the job's own -D options
 
     def __init__(self, case):
-        self.j = sd.gen_job(case.rng.randrange(1 << 30), case.index, WINDOW_FEATS, 8, early_share=EARLY_SHARE)
+        self.j = sd.gen_job(case.rng.randrange(1 << 30), case.index, WINDOW_FEATS, 8, early_share=EARLY_SHARE,
+                            late_delays=LATE_FIRE_DELAYS, latenesses=LATENESSES)
         self.parallelism, self.batch = self.j.parallelism, self.j.batch
         self.files = None  # one input file; WatchedFiles for a watched folder of several
         if self.j.early:
@@ -261,8 +272,9 @@ class WindowJob:
         most of those with early firings do, as only rows read after a
         restore make it fire windows that fired before: one file is read
         whole by the first run, whose early firings leave nothing for the
-        next to fire (each record fired its windows)."""
-        share = WATCHED_EARLY_SHARE if self.j.early else 0.5
+        next to fire (each record fired its windows). Few of those with
+        only late firings do: a watched folder has no late rows."""
+        share = WATCHED_EARLY_SHARE if self.j.early else 0.2 if self.j.late_fire is not None else 0.5
         if case.rng.random() < share and any(not any(a.order for a in q.aggs) for q in self.j.queries):
             self.files = WatchedFiles(case.rng, self, sts)
 

@@ -60,9 +60,10 @@ OPTIONS('path' = 'in.json'): the oracle sees the rows of in.json, so a
 hint that did not replace the table's path gives other results), emit
 (table.exec.emit.early-fire with a delay of 0 - every record - or of
 processing time, and table.exec.emit.late-fire per late record or every
-delay, with allowed lateness: each firing retracts the one before, so the
-folded changelog must be the on-time result; with early firings windows
-are not sliced and FIRST_VALUE/LAST_VALUE follow arrival order).
+delay - 5 ms, or 1 h, which fires when the window is cleaned up or the
+input ends -, with allowed lateness: each firing retracts the one before,
+so the folded changelog must be the on-time result; with early firings
+windows are not sliced and FIRST_VALUE/LAST_VALUE follow arrival order).
 
 Runs on the shared differential driver (tests/support/diffrun.py): a job
 is its case; each failing query runs again alone.
@@ -840,13 +841,14 @@ def changelog_breaks(lines, nkeys):
             continue
         sink, sub, kind, text = m.groups()
         at = (sink, sub, tuple(text.split(", ", nkeys[sink])[:nkeys[sink]]))
-        now = "[%s]" % held[at] if at in held else "no row"
+        what = "%s[%s] reached %s while its group held %s" % (
+            kind, text, "subtask " + sub if sub else "the sink", "[%s]" % held[at] if at in held else "no row")
         if kind in ("+I", "+U"):
             if at in held:
-                out[sink].append("%s[%s] reached subtask %s while its group held %s" % (kind, text, sub or 0, now))
+                out[sink].append(what)
             held[at] = text
         elif held.get(at) != text:
-            out[sink].append("%s[%s] reached subtask %s while its group held %s" % (kind, text, sub or 0, now))
+            out[sink].append(what)
         else:
             del held[at]
     return out
@@ -941,16 +943,25 @@ class Job:
     pass
 
 
-def gen_job(seed, index, feats, max_queries, early_share=0.25):
-    """A random job; with the feature emit, early firings in early_share of
-    the jobs."""
+# Late firings: per late row ("": no delay set, or 0), every 5 ms, or every
+# hour: never within a run, so they wait for the end of input (in
+# restore_diff across the restores, in the state of the fired window).
+LATE_FIRE_DELAYS = ["", "0 ms", "5 ms", "1 h"]
+
+
+def gen_job(seed, index, feats, max_queries, early_share=0.25, late_delays=LATE_FIRE_DELAYS,
+            latenesses=(0, 0, 0, 1000, 3000)):
+    """A random job with an allowed lateness drawn from latenesses; with
+    the feature emit, early firings in early_share of the jobs and late
+    firings (delays drawn from late_delays) in half of those with allowed
+    lateness."""
     rng = random.Random("%d/%d" % (seed, index))
     j = Job()
     j.seed, j.index = seed, index
     j.rows = gen_rows(rng)
     j.parallelism = rng.choice([1, 2, 4])
     j.batch = rng.choice([1, 7, 1024])
-    j.lateness = rng.choice([0, 0, 0, 1000, 3000])
+    j.lateness = rng.choice(latenesses)
     j.tables = [("t%d" % i, rng.choice([0, 0, 500, 1000, 2000, 5000])) for i in range(rng.randint(1, 3))]
     j.late_table = "late" in feats and rng.random() < 0.3
     # late rows carry the whole input row: the late table names columns
@@ -974,7 +985,7 @@ def gen_job(seed, index, feats, max_queries, early_share=0.25):
     if "emit" in feats and rng.random() < early_share:
         j.early = rng.choice(["0 ms", "0 ms", "1 ms", "100 ms"])
     if "emit" in feats and j.lateness and rng.random() < 0.5:
-        j.late_fire = rng.choice(["", "0 ms", "5 ms"])
+        j.late_fire = rng.choice(late_delays)
     j.queries = [gen_query(rng, i, j.tables, j.lateness, qfeats, j.millis, j.late_cols, j.late_table, j.early)
                  for i in range(rng.randint(1, max_queries))]
     # table.optimizer.agg-phase-strategy: two-phase aggregation must not change a result
