@@ -7,7 +7,13 @@ that generator's oracle (both imported, no code shared with weir):
   window     sql_diff.py: window aggregations (TUMBLE, HOP, CUMULATE,
              SESSION, WHERE under the window, HAVING, cascades, grouping
              sets, allowed lateness: a changelog), several tables with
-             their own watermark delays over one input;
+             their own watermark delays over one input; in half the
+             jobs early firings (table.exec.emit.early-fire, on every
+             record or every 1 or 100 ms), in some late firings (per
+             late row or every hour: pending until the window is
+             cleaned up, across the restores where the allowed lateness
+             is a minute): each firing retracts the window's row before
+             it, which the restored state must hold;
   changelog  changelog_diff.py: GROUP BY and ROLLUP, OVER, Top-N (also
              over a GROUP BY), ORDER BY LIMIT, temporal sort,
              deduplication, regular and interval joins, semi/anti joins;
@@ -63,8 +69,9 @@ order, so each key's rows keep their order at every parallelism; over
 the inner GROUP BY, whose groups' changes come from several subtasks at
 parallelism above 1, a retract job keeps the functions that follow
 arrival order only when every run has one subtask. Half
-the window jobs read their input as several files of a watched folder
-(WatchedFiles): one or two there at the start, up to three more added
+the window jobs, and most of those with early firings (whose windows
+fire again across a restore only over rows read after it), read their
+input as several files of a watched folder (WatchedFiles): one or two there at the start, up to three more added
 while each run runs (after a restored run completed a checkpoint), the
 rest before the last run, at the parallelisms of the runs; their rows are
 laid out so that no row is late in any timing weir allows (the rules are
@@ -77,7 +84,11 @@ the restore must accept that), reads what is left to its end, fires every
 window (end of input) and ends with a final checkpoint; its committed
 output is folded in the order the files were written (each subtask's
 history in order, across runs) and compared with the oracle over all the
-input: no row lost or doubled, no retraction of a row that is not there.
+input: no row lost or doubled, no retraction of a row that is not there;
+a window query's changelog must stay one across the restores: a group
+(key and window) gets a row only while it holds none and loses only the
+row it holds (sql_diff.changelog_breaks), so a restored window whose state
+forgot its last emitted row fails even where a later firing hides it.
 
 What it does not cover: the changelogs of retract jobs row by row (only
 their final tables: a restore at another parallelism changes how keys
@@ -88,7 +99,8 @@ jobs read one input file that is there from the start (their oracles model
 the watermark of one split), so their restored runs mostly resume with all
 rows read and windows, timers and state pending, not half way through the
 file; window jobs over several files have no late rows (so no allowed
-lateness at work), no FIRST_VALUE / LAST_VALUE (arrival order across
+lateness at work, and no late firing across a restore unless its delay
+was pending at the checkpoint), no FIRST_VALUE / LAST_VALUE (arrival order across
 files), and rely on the file source's assignment of a watched folder's
 file to a subtask (owner below) to know which subtask holds a watermark;
 a restore that took over 10 s skips its case; Kafka, NATS, Postgres and
@@ -139,6 +151,19 @@ ALL_FAMILIES = {"window", "changelog", "cdc", "rank", "retract"}
 WEIGHTS = {"retract": 0.8}
 WINDOW_FEATS = sd.ALL_FEATS - {"late", "late-columns", "hint-options"}
 HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill", "again"]
+# Window jobs with early firings (sql_diff's feature emit draws them in a
+# quarter), and the share of those that read a watched folder of files
+# that come across the restores (WindowJob.watch).
+EARLY_SHARE = 0.5
+WATCHED_EARLY_SHARE = 0.85
+# Late firings of window jobs: mostly every hour, which leaves a late
+# row's firing pending until its window is cleaned up (W >= end + allowed
+# lateness) or the input ends, so across the restores where the lateness
+# is a minute (the late rows come in the first run, which reads one input
+# file: WindowJob.watch); that firing must retract the row the window
+# emitted before the checkpoint.
+LATE_FIRE_DELAYS = ["", "0 ms", "1 h", "1 h"]
+LATENESSES = [0, 0, 0, 1000, 3000, 60000]
 
 # Shapes kept out of the draw because of a known bug: (name, test on the
 # job and the settings of its runs in order, the bug). WEIR_RDIFF_NO_SKIP=1
@@ -224,9 +249,14 @@ class WindowJob:
     options = []  # the job's own -D options
 
     def __init__(self, case):
-        self.j = sd.gen_job(case.rng.randrange(1 << 30), case.index, WINDOW_FEATS, 8)
+        self.j = sd.gen_job(case.rng.randrange(1 << 30), case.index, WINDOW_FEATS, 8, early_share=EARLY_SHARE,
+                            late_delays=LATE_FIRE_DELAYS, latenesses=LATENESSES)
         self.parallelism, self.batch = self.j.parallelism, self.j.batch
         self.files = None  # one input file; WatchedFiles for a watched folder of several
+        if self.j.early:
+            case.counts["window jobs with early firings"] += 1
+        if self.j.late_fire is not None:
+            case.counts["window jobs with late firings"] += 1
 
     def text(self, interval):
         text = json_job_text(sd.job_sql(self.j, self.j.queries), interval)
@@ -238,8 +268,14 @@ class WindowJob:
 
     def watch(self, case, sts):
         """Half the window jobs read several files added to the watched
-        folder between runs and while they run (sts: the runs' settings)."""
-        if case.rng.random() < 0.5 and any(not any(a.order for a in q.aggs) for q in self.j.queries):
+        folder between runs and while they run (sts: the runs' settings);
+        most of those with early firings do, as only rows read after a
+        restore make it fire windows that fired before: one file is read
+        whole by the first run, whose early firings leave nothing for the
+        next to fire (each record fired its windows). Few of those with
+        only late firings do: a watched folder has no late rows."""
+        share = WATCHED_EARLY_SHARE if self.j.early else 0.2 if self.j.late_fire is not None else 0.5
+        if case.rng.random() < share and any(not any(a.order for a in q.aggs) for q in self.j.queries):
             self.files = WatchedFiles(case.rng, self, sts)
 
     def grow(self, case, i, last):

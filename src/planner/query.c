@@ -1562,9 +1562,13 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
         ws->allowed_lateness_ms = ms;
     }
     if ((v = plan_config(pc, "table.exec.emit.early-fire.enabled")) && !weir_option_parse_bool(v, &on) && on) {
-        v = plan_config(pc, "table.exec.emit.early-fire.delay");
-        if (!v || weir_option_parse_duration(v, &ms))
-            return plan_error(pc, loc, WEIR_EINVAL, "table.exec.emit.early-fire.delay must be set to a duration");
+        /* a missing delay is the fault of the SET that enabled early firings, a bad one of its own SET */
+        if (!(v = plan_config(pc, "table.exec.emit.early-fire.delay")))
+            return plan_error(pc, plan_config_at(pc, "table.exec.emit.early-fire.enabled", loc), WEIR_EINVAL,
+                              "table.exec.emit.early-fire.delay must be set to a duration");
+        if (weir_option_parse_duration(v, &ms))
+            return plan_error(pc, plan_config_at(pc, "table.exec.emit.early-fire.delay", loc), WEIR_EINVAL,
+                              "table.exec.emit.early-fire.delay: invalid duration '%s'", v);
         /* as in Flink, a delay of 0 fires on every record */
         if (ms > 0)
             ws->trigger.early_interval_ms = ms;
