@@ -1550,18 +1550,32 @@ static int legacy_window(plan_ctx *pc, const rel *in, const weir_sql_expr *e, we
     return 0;
 }
 
+/* A boolean emit option: *on is false when unset; a value that is not a boolean is its SET's error. */
+static int emit_enabled(plan_ctx *pc, const char *key, weir_sql_loc loc, bool *on)
+{
+    const char *v = plan_config(pc, key);
+    *on = false;
+    if (v && weir_option_parse_bool(v, on))
+        return plan_error(pc, plan_config_at(pc, key, loc), WEIR_EINVAL, "%s: expected 'true' or 'false', got '%s'",
+                          key, v);
+    return 0;
+}
+
 /* Emit options of Flink SQL (table.exec.emit.*) applied to a window spec. */
 static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
 {
     const char *v;
     bool on = false;
     int64_t ms;
+    int rc;
     if ((v = plan_config(pc, "table.exec.emit.allow-lateness"))) {
         if (weir_option_parse_duration(v, &ms))
             return plan_error(pc, plan_config_at(pc, "table.exec.emit.allow-lateness", loc), WEIR_EINVAL, "table.exec.emit.allow-lateness: invalid duration '%s'", v);
         ws->allowed_lateness_ms = ms;
     }
-    if ((v = plan_config(pc, "table.exec.emit.early-fire.enabled")) && !weir_option_parse_bool(v, &on) && on) {
+    if ((rc = emit_enabled(pc, "table.exec.emit.early-fire.enabled", loc, &on)))
+        return rc;
+    if (on) {
         /* a missing delay is the fault of the SET that enabled early firings, a bad one of its own SET */
         if (!(v = plan_config(pc, "table.exec.emit.early-fire.delay")))
             return plan_error(pc, plan_config_at(pc, "table.exec.emit.early-fire.enabled", loc), WEIR_EINVAL,
@@ -1576,7 +1590,9 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
             ws->trigger.early_count = 1;
         ws->accumulation = WEIR_ACC_RETRACTING;
     }
-    if ((v = plan_config(pc, "table.exec.emit.late-fire.enabled")) && !weir_option_parse_bool(v, &on) && on) {
+    if ((rc = emit_enabled(pc, "table.exec.emit.late-fire.enabled", loc, &on)))
+        return rc;
+    if (on) {
         v = plan_config(pc, "table.exec.emit.late-fire.delay");
         if (v && weir_option_parse_duration(v, &ms))
             return plan_error(pc, plan_config_at(pc, "table.exec.emit.late-fire.delay", loc), WEIR_EINVAL, "table.exec.emit.late-fire.delay: invalid duration '%s'", v);
