@@ -59,6 +59,13 @@
  *     n_kg x (u32 kg, bytes keyed_state, bytes timers)
  *   then u8 has_source and, if 1: varint node, varint n_splits,
  *     n_splits x (str split_id, u8 finished, bytes position, i64 max_ts).
+ * The key groups listed are those of the subtask's range that hold keyed
+ * state or timers, in increasing order; a key group not listed is empty,
+ * so one that no key falls into costs nothing (a checkpoint of an earlier
+ * weir lists every one, the empty ones with a canonical snapshot of no
+ * state and a timer count of 0, and restores the same). n_kg is written
+ * padded to 5 bytes (LEB128 with continuation bits: it is known only
+ * after the entries).
  * Version 2 (incremental checkpoints) adds, at the end, the native RocksDB
  * checkpoints that hold the keyed state of some operators instead of the
  * per-key-group bytes (which are then empty; timers stay per key group):
