@@ -611,5 +611,11 @@ bool weir__snapshot_set_has_inflight(const weir__snapshot_set *s);
 /* Whether the set holds native parts (it then needs materializing). */
 bool weir__snapshot_set_has_native(const weir__snapshot_set *s);
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s);
+/*
+ * Tests: the entries the set's key-group lookups compared so far. A
+ * restore looks up every key group of every keyed operator subtask (32768
+ * at the largest max parallelism), so each must cost O(log n), not a scan.
+ */
+uint64_t weir__snapshot_set_kg_probes(const weir__snapshot_set *s);
 
 #endif
