@@ -31,6 +31,15 @@
  *       times 1 % of the keys receive a row and a checkpoint follows:
  *       medians of the longest task pause at the barrier, of the duration,
  *       of the bytes each checkpoint stored itself and of the full size.
+ *   bench_checkpoint_bench keygroups [ROUNDS] [KEYS]
+ *       What the number of key groups costs a small job: the windowed job
+ *       with KEYS keys (16, one open window each) at parallelism 2 on the
+ *       memory backend, at pipeline.max-parallelism 128, 1024 and 32768:
+ *       ROUNDS (15) checkpoints one after the other (median wall time from
+ *       trigger to completion, mean CPU time of the process, size), then
+ *       ROUNDS restores of the last one (median time until the state is
+ *       back in the operators; mean CPU time of the process from the
+ *       restored job's creation to its first checkpoint, that included).
  *   CKB_SYNC=1 in the environment: synchronous snapshots (state.backend.async
  *   = false), for before/after comparisons in one session.
  * Results: bench/results/checkpoint.md.
@@ -582,6 +591,96 @@ static void window_ckpt_bench(uint64_t keys, int rounds, const char *backend, bo
     cj_job_destroy(j); /* canceled mid-run */
 }
 
+/* ---- what the number of key groups costs ---- */
+
+/* The job at max parallelism m (memory backend, parallelism 2, one day-long
+ * window: every key keeps its state). */
+static cj_job *kg_job(cj_params *p, const cj_gen *g, uint32_t m)
+{
+    cj_job *j;
+    if (build(p, g, "memory", &j))
+        exit(1);
+    cj_job_destroy(j);
+    p->window_ms = 86400000;
+    p->max_parallelism = m;
+    weir_error err;
+    if (cj_job_build(p, &j, &err)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(1);
+    }
+    return j;
+}
+
+static void kg_checkpoint(cj_job *j, double *secs)
+{
+    weir_error err;
+    uint64_t id;
+    double t0 = now_s();
+    if (weir_job_trigger_checkpoint(j->job, &id) ||
+        weir_job_await_checkpoint(j->job, id, -1, &err)) {
+        fprintf(stderr, "checkpoint failed: %s\n", err.message);
+        exit(1);
+    }
+    *secs = now_s() - t0;
+}
+
+static void keygroups_bench(uint32_t m, int rounds, uint32_t keys)
+{
+    cj_rmtree(g_dir);
+    mkdir(g_dir, 0755);
+    cj_gen g = {.n = UINT64_MAX,
+                .seed = 5,
+                .n_keys = keys,
+                .sequential_keys = true,
+                .limit = &g_limit,
+                .produced = &g_produced};
+    atomic_store(&g_limit, 10 * (uint64_t)keys);
+    atomic_store(&g_produced, 0);
+    cj_params p;
+    cj_job *j = kg_job(&p, &g, m);
+    weir_error err;
+    weir_checkpoint_config c = ckpt_cfg(0, WEIR_RESTORE_FRESH);
+    if (weir_job_enable_checkpoints(j->job, &c, &err) ||
+        weir_job_start(j->job)) {
+        fprintf(stderr, "%s\n", err.message);
+        exit(1);
+    }
+    wait_produced(10 * (uint64_t)keys);
+    double *ck = calloc((size_t)rounds, sizeof *ck);
+    double *rs = calloc((size_t)rounds, sizeof *rs);
+    double c0 = cpu_s();
+    for (int r = 0; r < rounds; r++)
+        kg_checkpoint(j, &ck[r]);
+    double ck_cpu = (cpu_s() - c0) / rounds;
+    weir_checkpoint_stats st;
+    weir_job_checkpoint_stats(j->job, &st);
+    uint64_t size = st.last_size_bytes;
+    cj_job_destroy(j); /* a crash */
+    c0 = cpu_s();
+    for (int r = 0; r < rounds; r++) {
+        j = kg_job(&p, &g, m);
+        c = ckpt_cfg(0, WEIR_RESTORE_LATEST);
+        if (weir_job_enable_checkpoints(j->job, &c, &err) ||
+            weir_job_start(j->job)) {
+            fprintf(stderr, "restore: %s\n", err.message);
+            exit(1);
+        }
+        /* The state is back once the restored job completed a checkpoint. */
+        double t_ck;
+        kg_checkpoint(j, &t_ck);
+        weir_job_checkpoint_stats(j->job, &st);
+        rs[r] = (double)st.restore_done_ms / 1e3;
+        cj_job_destroy(j);
+    }
+    double rs_cpu = (cpu_s() - c0) / rounds;
+    printf("  max parallelism %5u: checkpoint %8llu bytes, %6.1f ms, CPU "
+           "%6.1f ms; restore %6.1f ms, CPU %6.1f ms (%d rounds)\n",
+           m, (unsigned long long)size, median(ck, rounds) * 1e3,
+           ck_cpu * 1e3, median(rs, rounds) * 1e3, rs_cpu * 1e3, rounds);
+    free(ck);
+    free(rs);
+}
+
 int main(int argc, char **argv)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/weir-ckpt-bench-%ld", (long)getpid());
@@ -630,6 +729,17 @@ int main(int argc, char **argv)
         return 0;
     }
 #endif
+    if (!strcmp(mode, "keygroups")) {
+        int rounds = argc > 2 ? atoi(argv[2]) : 15;
+        uint32_t keys = argc > 3 ? (uint32_t)atoi(argv[3]) : 16;
+        static const uint32_t ms[] = {128, 1024, 32768};
+        printf("windowed job, %u keys, parallelism 2, memory backend:\n",
+               keys);
+        for (int i = 0; i < 3; i++)
+            keygroups_bench(ms[i], rounds, keys);
+        cj_rmtree(g_dir);
+        return 0;
+    }
     if (!strcmp(mode, "window")) {
         uint64_t keys = argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000;
         int rounds = argc > 3 ? atoi(argv[3]) : 7;

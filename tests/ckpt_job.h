@@ -70,6 +70,7 @@ typedef struct cj_params {
      */
     _Atomic int *hold;
     int64_t window_ms; /* 0: CJ_WINDOW_MS */
+    uint32_t max_parallelism; /* key groups; 0: the default (128) */
     bool blackhole; /* a blackhole sink instead of the file sink (benchmarks) */
     uint64_t
         *blackhole_rows; /* with blackhole: rows it received are added here */
@@ -292,6 +293,8 @@ static inline int cj_job_build(const cj_params *p, cj_job **out,
         jc.clock = p->clock;
     jc.state_backend = p->state_backend ? p->state_backend : "memory";
     jc.state_dir = p->state_dir;
+    if (p->max_parallelism)
+        jc.max_parallelism = p->max_parallelism;
     int rc = weir_job_create(&jc, &j->job);
     if (rc) {
         free(j);

@@ -6,6 +6,7 @@
 
 #include "checkpoint/format.h"
 #include "runtime/checkpoint.h"
+#include "weir/key.h"
 
 static const char META_MAGIC[8] = {'W', 'E', 'I', 'R', 'M', 'E', 'T', 'A'};
 #define META_VERSION 2u        /* without shared files */
@@ -327,6 +328,21 @@ static int get_u32v(weir_cursor *c, uint32_t *out)
     if (!rc)
         *out = (uint32_t)x;
     return rc;
+}
+
+void weir__snap_op_view_span(const weir__snap_view *v,
+                             const weir__snap_op_view *op,
+                             uint32_t max_parallelism, uint32_t *first,
+                             uint32_t *last)
+{
+    uint32_t lo = 0, hi = 0;
+    if (v->parallelism && v->subtask < v->parallelism &&
+        max_parallelism >= v->parallelism)
+        weir_key_group_range(v->subtask, v->parallelism, max_parallelism, &lo,
+                             &hi);
+    bool owned = lo < hi && op->kg_lo >= lo && op->kg_hi < hi;
+    *first = owned ? lo : op->kg_lo;
+    *last = owned ? hi - 1 : op->kg_hi;
 }
 
 int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v,

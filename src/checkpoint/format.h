@@ -115,7 +115,9 @@ typedef struct weir__snap_op_view {
     uint32_t node;
     char *name;
     size_t op_state_bytes;
-    uint32_t n_kg;         /* key groups listed (the subtask's range) */
+    /* key groups listed: those not empty (an earlier weir listed every
+     * one of the subtask's range) */
+    uint32_t n_kg;
     uint32_t n_kg_used;    /* of which hold keyed state or timers */
     uint32_t kg_lo, kg_hi; /* smallest and largest key group listed */
     uint64_t state_bytes, timer_bytes;
@@ -151,5 +153,14 @@ typedef struct weir__snap_view {
 int weir__snap_view_decode(const uint8_t *data, size_t len, weir__snap_view *v,
                            weir_error *err);
 void weir__snap_view_fini(weir__snap_view *v);
+/*
+ * The first and last key group op's subtask owned, for display: its range
+ * at max_parallelism when every key group listed lies in it (a keyed
+ * operator), else the smallest and largest listed.
+ */
+void weir__snap_op_view_span(const weir__snap_view *v,
+                             const weir__snap_op_view *op,
+                             uint32_t max_parallelism, uint32_t *first,
+                             uint32_t *last);
 
 #endif

@@ -215,10 +215,12 @@ int weir_cli_inspect(int argc, char **argv)
             const weir__snap_op_view *op = &v.ops[o];
             printf("    operator %u '%s': operator state %zu bytes", op->node,
                    op->name ? op->name : "?", op->op_state_bytes);
+            uint32_t first, last;
+            weir__snap_op_view_span(&v, op, m.max_parallelism, &first, &last);
             if (op->n_kg)
                 printf(", key groups [%u, %u] (%u with state): keyed state "
                        "%" PRIu64 " bytes, timers %" PRIu64 " bytes",
-                       op->kg_lo, op->kg_hi, op->n_kg_used, op->state_bytes,
+                       first, last, op->n_kg_used, op->state_bytes,
                        op->timer_bytes);
             printf("\n");
             print_native(&v, op->node);

@@ -148,10 +148,12 @@ static int list(const char *path)
                     continue;
                 printf("  subtask %u/%u: operator state %zu bytes", m->files[f].subtask, m->files[f].parallelism,
                        v->op_state_bytes);
+                uint32_t first, last;
+                weir__snap_op_view_span(&views[f], v, m->max_parallelism, &first, &last);
                 if (v->n_kg)
                     printf(", key groups [%u, %u] (%u with state): keyed state %" PRIu64 " bytes, timers %" PRIu64
                            " bytes",
-                           v->kg_lo, v->kg_hi, v->n_kg_used, v->state_bytes, v->timer_bytes);
+                           first, last, v->n_kg_used, v->state_bytes, v->timer_bytes);
                 printf("\n");
             }
             if (views[f].has_source && views[f].source_node == op->node)

@@ -288,6 +288,7 @@ struct weir__snapshot_set {
     snap_kg *kgs;
     uint32_t n_kgs, cap_kgs;
     bool kgs_sorted; /* by (node, kg, seq): set at the first lookup, under mu */
+    _Atomic uint64_t kg_probes; /* entries key-group lookups compared */
     snap_split *splits;
     uint32_t n_splits, cap_splits;
     snap_source *sources;
@@ -924,15 +925,22 @@ static uint32_t kg_first(weir__snapshot_set *s, int node, uint32_t kg)
     }
     pthread_mutex_unlock(&s->mu);
     snap_kg want = {.node = node, .kg = kg, .seq = 0};
-    uint32_t lo = 0, hi = s->n_kgs;
+    uint32_t lo = 0, hi = s->n_kgs, probes = 0;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
+        probes++;
         if (kg_cmp(&s->kgs[mid], &want) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
+    atomic_fetch_add_explicit(&s->kg_probes, probes, memory_order_relaxed);
     return lo;
+}
+
+uint64_t weir__snapshot_set_kg_probes(const weir__snapshot_set *s)
+{
+    return atomic_load_explicit(&s->kg_probes, memory_order_relaxed);
 }
 
 static int set_kg_state(void *ud, int node, const char *name, uint32_t kg,

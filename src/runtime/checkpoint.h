@@ -59,6 +59,13 @@
  *     n_kg x (u32 kg, bytes keyed_state, bytes timers)
  *   then u8 has_source and, if 1: varint node, varint n_splits,
  *     n_splits x (str split_id, u8 finished, bytes position, i64 max_ts).
+ * The key groups listed are those of the subtask's range that hold keyed
+ * state or timers, in increasing order; a key group not listed is empty,
+ * so one that no key falls into costs nothing (a checkpoint of an earlier
+ * weir lists every one, the empty ones with a canonical snapshot of no
+ * state and a timer count of 0, and restores the same). n_kg is written
+ * padded to 5 bytes (LEB128 with continuation bits: it is known only
+ * after the entries).
  * Version 2 (incremental checkpoints) adds, at the end, the native RocksDB
  * checkpoints that hold the keyed state of some operators instead of the
  * per-key-group bytes (which are then empty; timers stay per key group):
@@ -604,5 +611,11 @@ bool weir__snapshot_set_has_inflight(const weir__snapshot_set *s);
 /* Whether the set holds native parts (it then needs materializing). */
 bool weir__snapshot_set_has_native(const weir__snapshot_set *s);
 weir__restore_source weir__snapshot_set_source(weir__snapshot_set *s);
+/*
+ * Tests: the entries the set's key-group lookups compared so far. A
+ * restore looks up every key group of every keyed operator subtask (32768
+ * at the largest max parallelism), so each must cost O(log n), not a scan.
+ */
+uint64_t weir__snapshot_set_kg_probes(const weir__snapshot_set *s);
 
 #endif

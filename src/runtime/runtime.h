@@ -461,7 +461,7 @@ int weir__subtask_await_final(weir__subtask *st);
  * keyed state and assembles the bytes.
  */
 typedef struct weir__async_op {
-    size_t head_end;        /* its header ends here in head */
+    size_t head_end;        /* its header, up to n_kg, ends here in head */
     bool has_kg;            /* a key-group section follows */
     uint32_t kg_lo, kg_hi;
     weir__backend_snap *bs; /* pinned keyed state, or NULL */

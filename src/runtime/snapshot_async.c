@@ -86,6 +86,50 @@ static int write_native(weir__async_snap *a, weir_buf *out,
     return rc;
 }
 
+/* The width of a padded n_kg: a u32 in LEB128 takes at most 5 bytes. */
+#define N_KG_WIDTH 5
+
+/* Writes n at p as a LEB128 varint padded to N_KG_WIDTH bytes (continuation
+ * bits on every byte but the last), which every varint reader takes. */
+static void put_padded_count(uint8_t *p, uint32_t n)
+{
+    for (int i = 0; i < N_KG_WIDTH; i++, n >>= 7)
+        p[i] = (uint8_t)((n & 0x7f) | (i < N_KG_WIDTH - 1 ? 0x80 : 0));
+}
+
+/*
+ * One operator's key groups: n_kg and its entries. A key group without
+ * keyed state and without timers is left out (a restore reads a missing
+ * key group as empty), so key groups nobody's key falls into cost nothing.
+ * n_kg is known only once the entries are written: it goes, padded, into
+ * the room left for it (no copy of the entries to close a gap).
+ */
+static int write_kgs(const weir__async_snap *a, const weir__async_op *op,
+                     weir_buf *ks, weir_buf *out)
+{
+    size_t at = out->len;
+    uint8_t room[N_KG_WIDTH] = {0};
+    int rc = weir_buf_put(out, room, sizeof room);
+    uint32_t n = 0;
+    for (uint32_t kg = op->kg_lo; op->has_kg && kg < op->kg_hi && !rc; kg++) {
+        uint32_t k = kg - op->kg_lo;
+        size_t t0 = k ? op->tmr_end[k - 1] : op->tmr_start;
+        size_t t_len = op->tmr_end[k] - t0;
+        weir_buf_clear(ks);
+        if (op->bs)
+            rc = weir__backend_snap_kg(op->bs, kg, ks);
+        if (rc || (!t_len && weir__backend_kg_bytes_empty(ks->data, ks->len)))
+            continue;
+        if (!(rc = weir_buf_put_u32(out, kg)) &&
+            !(rc = weir_buf_put_bytes(out, ks->data, ks->len)))
+            rc = weir_buf_put_bytes(out, a->timers.data + t0, t_len);
+        n++;
+    }
+    if (!rc)
+        put_padded_count(out->data + at, n);
+    return rc;
+}
+
 int weir__async_snap_write(weir__async_snap *a, weir_buf *out,
                            const weir__ckpt_hooks *hooks, int task,
                            uint32_t subtask)
@@ -102,21 +146,8 @@ int weir__async_snap_write(weir__async_snap *a, weir_buf *out,
         const weir__async_op *op = &a->ops[i];
         rc = weir_buf_put(out, a->head.data + head_at, op->head_end - head_at);
         head_at = op->head_end;
-        for (uint32_t kg = op->kg_lo; op->has_kg && kg < op->kg_hi && !rc;
-             kg++) {
-            uint32_t k = kg - op->kg_lo;
-            size_t t0 = k ? op->tmr_end[k - 1] : op->tmr_start;
-            weir_buf_clear(&ks);
-            if (op->bs)
-                rc = weir__backend_snap_kg(op->bs, kg, &ks);
-            if (!rc)
-                rc = weir_buf_put_u32(out, kg);
-            if (!rc)
-                rc = weir_buf_put_bytes(out, ks.data, ks.len);
-            if (!rc)
-                rc = weir_buf_put_bytes(out, a->timers.data + t0,
-                                        op->tmr_end[k] - t0);
-        }
+        if (!rc)
+            rc = write_kgs(a, op, &ks, out);
     }
     if (!rc && head_at < a->head.len)
         rc = weir_buf_put(out, a->head.data + head_at, a->head.len - head_at);

@@ -293,6 +293,20 @@ static void decline(weir__subtask *st, uint64_t id, int code, const char *why)
 }
 
 /*
+ * The timers of key group kg, appended to out; none at all when it has
+ * none (not a count of 0), so that with the keyed state of an empty key
+ * group the snapshot leaves the key group out (checkpoint.h).
+ */
+static int snapshot_timers(const weir__timers *ts, uint32_t kg, weir_buf *out)
+{
+    size_t at = out->len;
+    int rc = weir__timers_snapshot_kg(ts, kg, out);
+    if (!rc && out->len == at + 1 && out->data[at] == 0)
+        out->len = at;
+    return rc;
+}
+
+/*
  * The synchronous part of the chain's snapshot (format: checkpoint.h;
  * runtime.h has the split): the operators' snapshot hooks, the timers and
  * the source positions are written now, the keyed state is pinned for the
@@ -364,19 +378,19 @@ static int snapshot_begin(weir__subtask *st, uint64_t id, bool native,
         op->has_kg = c->be || c->timers;
         op->kg_lo = c->kg_lo;
         op->kg_hi = c->kg_hi;
-        if (!rc)
-            rc = weir_buf_put_varint(out_b,
-                                     op->has_kg ? c->kg_hi - c->kg_lo : 0);
+        /* n_kg follows: the second part writes it, when it knows which key
+         * groups are not empty. */
         op->head_end = out_b->len;
         op->tmr_start = a->timers.len;
         if (!rc && op->has_kg && c->kg_hi > c->kg_lo &&
             !(op->tmr_end = weir_calloc(c->kg_hi - c->kg_lo,
                                         sizeof *op->tmr_end)))
             rc = WEIR_ENOMEM;
+        bool any_timer = c->timers && weir__timers_count(c->timers) > 0;
         for (uint32_t kg = c->kg_lo; op->has_kg && kg < c->kg_hi && !rc;
              kg++) {
-            if (c->timers)
-                rc = weir__timers_snapshot_kg(c->timers, kg, &a->timers);
+            if (any_timer)
+                rc = snapshot_timers(c->timers, kg, &a->timers);
             op->tmr_end[kg - c->kg_lo] = a->timers.len;
         }
         op->node = (uint32_t)c->node->id;

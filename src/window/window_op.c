@@ -9,7 +9,7 @@
  * right after; unchanged keys keep what was written for them before. On
  * restore (and after rescaling, which moves whole key groups) the engine
  * loads every key of its key groups back from keyed state before it
- * processes anything, and the watermark per key group (below).
+ * processes anything, and the watermark (below).
  * Processing-time firings use the runtime's timers (per key, deduplicated);
  * event-time firings use the engine's own wheel of keys by next firing
  * time, rebuilt from the loaded windows.
@@ -32,34 +32,42 @@ typedef struct wop_arg {
 } wop_arg;
 
 /*
- * The watermark per key group. A key is written only when its windows
- * changed, so its floor (the watermark of the write) may be older than the
+ * The restored watermark. A key is written only when its windows changed,
+ * so its floor (the watermark of the write) may be older than the
  * checkpoint's, and the smallest floor is no longer the checkpoint's
- * watermark. So at each checkpoint every subtask also writes its watermark
- * into value state "watermark" under one anchor key per key group it owns:
- * a 7-byte key (0xff 'w' 'm', then a u32 counter: the smallest whose hash
- * falls in that key group, the same key whatever the parallelism) that no
- * window key can equal - and it lives in its own state anyway. A restore,
- * also into another parallelism, takes the smallest watermark of its key
- * groups, as it took the smallest floor before.
+ * watermark. So every subtask records its watermark in its operator state,
+ * and a restore takes the smallest watermark of the old subtasks that owned
+ * any of its key groups: it reads every old subtask's (union state,
+ * restore_union), so a subtask that a scale-up added, which has no operator
+ * state of its own, learns it too. With aligned barriers every subtask
+ * passes a barrier at the same watermark; they differ only by in-flight
+ * data (restored at the same parallelism only) and in processing time.
+ *
+ * Checkpoints of an earlier weir keep the watermark in keyed state instead:
+ * value state "watermark", under one anchor key per key group (0xff 'w' 'm'
+ * and a u32). Those are read (their smallest) and deleted after the
+ * restore: an anchor in every key group made every key group of the
+ * operator cost bytes in each checkpoint, empty or not.
  */
-#define ANCHOR_LEN 7
-
 typedef struct wop {
     const wop_arg *arg;
     weir_op_ctx *ctx;
     weir__wcore *core;
     weir_state *st;
-    weir_state *wmst;     /* "watermark": per key group, at its anchor key */
+    weir_state *wmst;     /* "watermark": the anchors of earlier checkpoints */
     uint64_t *n_routed;   /* "late_records_routed": of late_records, those sent to the late output */
     uint32_t batch_size;
     uint32_t kg_lo, kg_hi, max_par;
-    uint32_t *anchor;     /* per owned key group (kg - kg_lo): the anchor's counter */
+    bool cluster;         /* one process of several: key groups are dealt out by process too */
     bool loaded;
-    bool anchored;        /* anchors_wm was written under every anchor */
-    weir_ts anchors_wm;
-    bool have_wm;         /* restored state carried a watermark ... */
-    weir_ts restored_wm;  /* ... the smallest one */
+    /* The restored watermarks, each the smallest of its kind seen: */
+    bool have_anchor_wm;  /* anchors of an earlier weir (keyed state) */
+    weir_ts anchor_wm;
+    bool have_union_wm;   /* old subtasks that owned some of its key groups (restore_union) */
+    weir_ts union_wm;
+    bool have_own_wm;     /* the operator state it restored itself (restore) */
+    weir_ts own_wm;
+    weir_buf anchors;     /* the anchor keys read, to delete (bytes each) */
     /*
      * Windows of local wall time (spec.time_zone): the engine sees every
      * row time and watermark shifted to local time (the watermark by
@@ -75,65 +83,23 @@ typedef struct wop {
     uint32_t cap_lts[2];
 } wop;
 
-static void anchor_key(uint32_t n, uint8_t out[ANCHOR_LEN])
+/* Lowers *wm to ts (or sets it: the first one). */
+static void take_min(bool *have, weir_ts *wm, weir_ts ts)
 {
-    out[0] = 0xff, out[1] = 'w', out[2] = 'm';
-    for (int i = 0; i < 4; i++)
-        out[3 + i] = (uint8_t)(n >> (8 * i));
-}
-
-/* The anchors of the owned key groups: about max_parallelism hashes per key group found. */
-static int anchors_find(wop *op)
-{
-    uint32_t n = op->kg_hi - op->kg_lo, left = n;
-    if (!n)
-        return 0;
-    op->anchor = weir_malloc(n * sizeof *op->anchor);
-    if (!op->anchor)
-        return WEIR_ENOMEM;
-    for (uint32_t i = 0; i < n; i++)
-        op->anchor[i] = UINT32_MAX;
-    for (uint32_t c = 0; left && c < UINT32_MAX; c++) {
-        uint8_t k[ANCHOR_LEN];
-        anchor_key(c, k);
-        uint32_t kg = weir_key_group(weir_key_hash(k, ANCHOR_LEN), op->max_par);
-        if (kg >= op->kg_lo && kg < op->kg_hi && op->anchor[kg - op->kg_lo] == UINT32_MAX) {
-            op->anchor[kg - op->kg_lo] = c;
-            left--;
-        }
-    }
-    return left ? WEIR_ESTATE : 0;
-}
-
-/* Writes the engine's watermark under every owned key group's anchor. */
-static int anchors_put(wop *op)
-{
-    int64_t wm = weir__wcore_watermark(op->core);
-    if (op->anchored && wm == op->anchors_wm)
-        return 0; /* what they hold */
-    uint8_t v[8];
-    for (int i = 0; i < 8; i++)
-        v[i] = (uint8_t)((uint64_t)wm >> (8 * i));
-    for (uint32_t kg = op->kg_lo; kg < op->kg_hi; kg++) {
-        uint8_t k[ANCHOR_LEN];
-        anchor_key(op->anchor[kg - op->kg_lo], k);
-        int rc = weir_op_set_key_hashed(op->ctx, k, ANCHOR_LEN, weir_key_hash(k, ANCHOR_LEN));
-        rc = rc ? rc : weir_value_put(op->wmst, NULL, 0, v, sizeof v);
-        if (rc)
-            return rc;
-    }
-    op->anchored = true;
-    op->anchors_wm = wm;
-    return 0;
+    if (!*have || ts < *wm)
+        *wm = ts;
+    *have = true;
 }
 
 static int load_wm(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
 {
     wop *op = ud;
-    (void)key, (void)klen;
+    int rc = weir_buf_put_bytes(&op->anchors, key, klen);
+    if (rc)
+        return rc;
     const void *val;
     size_t len;
-    int rc = weir_value_get(op->wmst, ns, ns_len, &val, &len);
+    rc = weir_value_get(op->wmst, ns, ns_len, &val, &len);
     if (rc == WEIR_ENOTFOUND)
         return 0;
     if (rc)
@@ -144,11 +110,37 @@ static int load_wm(void *ud, const uint8_t *key, size_t klen, const void *ns, si
     uint64_t u = 0;
     for (int i = 7; i >= 0; i--)
         u = u << 8 | b[i];
-    weir_ts wm = (weir_ts)u;
-    if (!op->have_wm || wm < op->restored_wm)
-        op->restored_wm = wm;
-    op->have_wm = true;
+    take_min(&op->have_anchor_wm, &op->anchor_wm, (weir_ts)u);
     return 0;
+}
+
+/* Deletes the anchors load_wm read: the watermark is in operator state now. */
+static int drop_anchors(wop *op)
+{
+    weir_cursor c;
+    weir_cursor_init(&c, op->anchors.data, op->anchors.len);
+    int rc = 0;
+    while (!rc && weir_cursor_left(&c)) {
+        const void *k;
+        size_t klen;
+        if (!(rc = weir_cursor_get_bytes(&c, &k, &klen)) &&
+            !(rc = weir_op_set_key_hashed(op->ctx, k, klen, weir_key_hash(k, klen))))
+            rc = weir_state_clear(op->wmst, NULL, 0);
+    }
+    weir_buf_fini(&op->anchors);
+    return rc;
+}
+
+/* The watermark to restore, if any: see "The restored watermark" above. */
+static bool restored_wm(const wop *op, weir_ts *wm)
+{
+    if (op->have_anchor_wm)
+        *wm = op->anchor_wm;
+    else if (op->have_union_wm)
+        *wm = op->union_wm;
+    else if (op->have_own_wm)
+        *wm = op->own_wm;
+    return op->have_anchor_wm || op->have_union_wm || op->have_own_wm;
 }
 
 static int grow_lts(wop *op, int k, uint32_t n)
@@ -275,11 +267,12 @@ static int load_key(void *ud, const uint8_t *key, size_t klen, const void *ns, s
 
 /*
  * Loads the windows of every key of this subtask from keyed state, once,
- * then the watermark: the smallest of its key groups' (see "anchor" above).
- * State written without them gives the smallest floor of the keys, as
- * before. Processing-time windows with no key restored start from the new
- * job's clock (their watermark is the clock: an old one would make records
- * late).
+ * then the watermark (see "The restored watermark" above). State written
+ * with none gives the smallest floor of the keys. Processing-time windows
+ * with no key restored start from the new job's clock (their watermark is
+ * the clock: an old one would make records late). Called first by whatever
+ * the runtime calls after the restore, so that every old subtask's
+ * operator state was seen.
  */
 static int ensure_loaded(wop *op, weir_op_ctx *ctx)
 {
@@ -289,10 +282,12 @@ static int ensure_loaded(wop *op, weir_op_ctx *ctx)
     op->loaded = true;
     int rc = weir_state_keys(op->st, load_key, op);
     rc = rc ? rc : weir_state_keys(op->wmst, load_wm, op);
-    if (!rc && op->have_wm &&
+    rc = rc ? rc : drop_anchors(op);
+    weir_ts wm;
+    if (!rc && restored_wm(op, &wm) &&
         (op->arg->spec.time_domain != WEIR_TIME_PROCESSING ||
          weir__wcore_loaded_floor_max(op->core) != WEIR_TS_MIN))
-        weir__wcore_restore_watermark(op->core, op->restored_wm);
+        weir__wcore_restore_watermark(op->core, wm);
     return rc;
 }
 
@@ -305,11 +300,8 @@ static int op_create(void *argp, const weir_op_info *info, void **out)
     op->batch_size = info->batch_size;
     op->max_par = info->max_parallelism ? info->max_parallelism : 1;
     weir_key_group_range(info->subtask, info->parallelism, op->max_par, &op->kg_lo, &op->kg_hi);
-    int rc = anchors_find(op);
-    if (rc) {
-        weir_free(op);
-        return rc;
-    }
+    op->cluster = info->job_parallelism > info->parallelism;
+    weir_buf_init(&op->anchors);
     *out = op;
     return 0;
 }
@@ -426,8 +418,6 @@ static int op_snapshot(void *p, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *ou
     int rc = ensure_loaded(op, ctx);
     if (!rc)
         rc = weir__wcore_drain_changes(op->core, save_key, op);
-    if (!rc)
-        rc = anchors_put(op);
     /* A marker, so restore runs (the windows themselves are keyed state). */
     if (!rc)
         rc = weir_buf_put_u8(out, 1);
@@ -436,20 +426,50 @@ static int op_snapshot(void *p, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *ou
     return rc;
 }
 
-static int op_restore(void *p, weir_op_ctx *ctx, weir_cursor *in)
+/* The watermark an old subtask's operator state holds. */
+static int read_wm(weir_op_ctx *ctx, weir_cursor *in, weir_ts *wm)
 {
-    wop *op = p;
     uint8_t ver;
-    int64_t wm;
     int rc = weir_cursor_get_u8(in, &ver);
     if (!rc && ver != 1)
         rc = WEIR_ECORRUPT;
     if (!rc)
-        rc = weir_cursor_get_i64(in, &wm);
+        rc = weir_cursor_get_i64(in, wm);
     if (rc)
         return weir_op_fail(ctx, rc, "window: cannot read its operator state: %s", weir_strerror(rc));
-    /* the watermark comes with the key groups (ensure_loaded), which also cover a scale-up */
-    return ensure_loaded(op, ctx);
+    return 0;
+}
+
+/* Own state, and that of old subtasks a scale-down folded into it. */
+static int op_restore(void *p, weir_op_ctx *ctx, weir_cursor *in)
+{
+    wop *op = p;
+    weir_ts wm;
+    int rc = read_wm(ctx, in, &wm);
+    if (!rc)
+        take_min(&op->have_own_wm, &op->own_wm, wm);
+    return rc;
+}
+
+/*
+ * Every old subtask's state: the smallest watermark of those that owned a
+ * key group it owns now. One process of several deals key groups out by
+ * process first, which the ranges do not show: there it takes them all.
+ */
+static int op_restore_union(void *p, weir_op_ctx *ctx, weir_cursor *states, uint32_t n)
+{
+    wop *op = p;
+    for (uint32_t i = 0; i < n; i++) {
+        weir_ts wm;
+        int rc = read_wm(ctx, &states[i], &wm);
+        if (rc)
+            return rc;
+        uint32_t lo, hi;
+        weir_key_group_range(i, n, op->max_par, &lo, &hi);
+        if (op->cluster || (lo < op->kg_hi && op->kg_lo < hi))
+            take_min(&op->have_union_wm, &op->union_wm, wm);
+    }
+    return 0;
 }
 
 static int op_finish(void *p, weir_op_ctx *ctx)
@@ -470,7 +490,7 @@ static void op_close(void *p)
     weir__tz_free(op->tz);
     weir_free(op->lts[0]);
     weir_free(op->lts[1]);
-    weir_free(op->anchor);
+    weir_buf_fini(&op->anchors);
     weir_free(op);
 }
 
@@ -482,6 +502,7 @@ static const weir_operator_class window_class = {
     .timer = op_timer,
     .snapshot = op_snapshot,
     .restore = op_restore,
+    .restore_union = op_restore_union,
     .finish = op_finish,
     .close = op_close,
 };

@@ -300,8 +300,9 @@ def engine_knobs(case):
     the number of key groups (pipeline.max-parallelism: uneven key-group
     ranges over the subtasks; at least 8, every parallelism the tests use,
     restores at another parallelism included; the largest, 32768, rarely:
-    a checkpoint lists every key group, so a case with checkpoints every
-    few ms runs several times longer) and the batches a channel holds
+    empty key groups are not written, but each checkpoint and restore
+    still walks every key group a subtask owns, so a case with checkpoints
+    every few ms runs longer) and the batches a channel holds
     (weir.channel-capacity: 1 makes every exchange wait on its reader, so
     a cycle of waits shows as a hang). The same for every run of the case;
     named in its note when it fails, and counted."""
