@@ -115,6 +115,23 @@ enum { GA_RES_ANY, GA_RES_DIST, GA_RES_STAR };
 #define GA_PREFETCH_AHEAD 6
 #define GA_RING 16 /* rows of encoded keys kept (more than GA_KEY_AHEAD) */
 
+/* What apply_row does for an aggregate it applies a row to (conf->applied). */
+enum { GA_STEP_ADD, GA_STEP_STAR, GA_STEP_VIEW };
+
+/*
+ * One aggregate of apply_row's plan: its number, what is done (GA_STEP_STAR:
+ * a COUNT(*) written as an int64, GA_STEP_VIEW: a view's first sharer, for
+ * all its sharers, GA_STEP_ADD: the function's add or retract) and where
+ * its accumulator lies in a group's block. Read from one place per step,
+ * not from four arrays, and as a uint32_t, which no int64 store of the
+ * apply may alias (acc_off's size_t was loaded again after each).
+ */
+typedef struct ga_step {
+    uint32_t agg;
+    uint32_t off;
+    uint8_t kind;
+} ga_step;
+
 /* A row's group key, encoded and hashed once for its prefetch and its apply. */
 typedef struct ga_rowkey {
     size_t klen; /* over GA_KEY_MAX: too long (not encoded) */
@@ -176,6 +193,8 @@ typedef struct ga {
     const weir_batch *in; /* mini-batch: the input batch being processed */
     uint32_t in_row;      /* mini-batch: its row being applied */
     size_t *acc_off;      /* accumulator i of a slot at acc_off[i]; acc_off[n_aggs]: the slot size */
+    ga_step *steps;       /* apply_row's plan: one per conf->applied, in order */
+    uint32_t *sh_off;     /* per entry of conf->sharer: that sharer's acc_off, as view_apply reads it */
     /* write_result's plan: n_fast results that are an int64 of the accumulators (at fast_off) stored
      * into BIGINT column fast_col (GA_RES_DIST, GA_RES_STAR), then the aggregates slow[0..n_slow) by
      * their result writers */
@@ -253,6 +272,20 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
         total += align8(c->ext[i] ? sizeof(ga_dist) : c->aggs[i].cls->acc_size(&c->aggs[i]));
     }
     g->acc_off[c->n_aggs] = total;
+    if (total > UINT32_MAX) /* a block's offsets are uint32s in steps and sh_off */
+        goto fail;
+    g->steps = weir_calloc(c->n_applied + 1, sizeof *g->steps);
+    g->sh_off = weir_calloc(c->n_aggs + 1, sizeof *g->sh_off);
+    if (!g->steps || !g->sh_off)
+        goto fail;
+    for (uint32_t k = 0; k < c->n_applied; k++) {
+        uint32_t i = c->applied[k];
+        uint8_t kind = c->ext[i] ? GA_STEP_VIEW : c->res[i] == GA_RES_STAR ? GA_STEP_STAR : GA_STEP_ADD;
+        g->steps[k] = (ga_step){.agg = i, .off = (uint32_t)g->acc_off[i], .kind = kind};
+    }
+    for (uint32_t i = 0; i < c->n_aggs; i++) /* the sharers' entries of conf->sharer: n_aggs at most */
+        if (c->ext[i])
+            g->sh_off[c->sharer_off[c->view[i]] + c->view_pos[i]] = (uint32_t)g->acc_off[i];
     g->fast_col = weir_calloc(c->n_aggs + 1, sizeof *g->fast_col);
     g->fast_off = weir_calloc(c->n_aggs + 1, sizeof *g->fast_off);
     g->slow = weir_calloc(c->n_aggs + 1, sizeof *g->slow);
@@ -981,6 +1014,7 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
 {
     const ga_conf *c = g->conf;
     const uint32_t *sh = c->sharer + c->sharer_off[v], n_sh = c->view_width[v];
+    const uint32_t *off = g->sh_off + c->sharer_off[v]; /* their accumulators' offsets */
     bool any_pass = c->masked && (m & c->vbits[v]);
     for (uint32_t k = 0; !c->masked && k < n_sh && !any_pass; k++)
         any_pass = filter_passes(in, c->filter[sh[k]], r);
@@ -998,7 +1032,7 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
             uint32_t i = sh[k];
             if (!agg_takes(g, in, m, i, r))
                 continue;
-            ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
+            ga_dist *d = (ga_dist *)(void *)(accs + off[k]);
             if (retract && d->rows - d->nonnull == 0)
                 return WEIR_ESTATE;
             d->rows += retract ? -1 : 1;
@@ -1026,25 +1060,24 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
         else if (rc != WEIR_ENOTFOUND)
             return rc;
     }
-    for (uint32_t k = 0; k < n_sh; k++) {
-        uint32_t i = sh[k];
-        int64_t p = agg_takes(g, in, m, i, r);
-        int64_t *o = &occ[k]; /* k: the sharer's view_pos */
-        ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
-        if (retract) {
-            if (!p)
-                continue;
-            if (*o <= 0)
-                return WEIR_ESTATE;
-            d->n -= --*o == 0;
-            d->nonnull--;
-            d->rows--;
-        } else { /* p added, not branched on */
-            *o += p;
-            d->n += p & (*o == 1);
-            d->nonnull += p;
-            d->rows += p;
-        }
+    /* occ[k]: the counter of sharer k (its view_pos) */
+    for (uint32_t k = 0; !retract && k < n_sh; k++) { /* p added, not branched on */
+        int64_t p = agg_takes(g, in, m, sh[k], r);
+        ga_dist *d = (ga_dist *)(void *)(accs + off[k]);
+        occ[k] += p;
+        d->n += p & (occ[k] == 1);
+        d->nonnull += p;
+        d->rows += p;
+    }
+    for (uint32_t k = 0; retract && k < n_sh; k++) {
+        ga_dist *d = (ga_dist *)(void *)(accs + off[k]);
+        if (!agg_takes(g, in, m, sh[k], r))
+            continue;
+        if (occ[k] <= 0)
+            return WEIR_ESTATE;
+        d->n -= --occ[k] == 0;
+        d->nonnull--;
+        d->rows--;
     }
     return weir__gd_put(g->dt);
 }
@@ -1092,22 +1125,24 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     }
     uint64_t m = c->masked ? g->fmask[r] : 0;
     for (uint32_t k = 0; k < c->n_applied && !rc; k++) {
-        uint32_t i = c->applied[k];
-        const weir_agg *a = &c->aggs[i];
-        if (c->ext[i]) { /* the view's first sharer applies them all */
+        const ga_step *st = &g->steps[k];
+        uint32_t i = st->agg;
+        uint8_t *acc = accs + st->off;
+        if (st->kind == GA_STEP_VIEW) { /* the view's first sharer applies them all */
             rc = view_apply(g, ctx, slot, i, in, r, m, retract, accs);
             continue;
         }
-        if (!retract && c->res[i] == GA_RES_STAR) { /* COUNT(*): whether it takes the row added, not branched on */
-            *(int64_t *)(void *)(accs + g->acc_off[i]) += agg_takes(g, in, m, i, r);
+        if (!retract && st->kind == GA_STEP_STAR) { /* COUNT(*): whether it takes the row added, not branched on */
+            *(int64_t *)(void *)acc += agg_takes(g, in, m, i, r);
             continue;
         }
         if (!agg_takes(g, in, m, i, r))
             continue;
+        const weir_agg *a = &c->aggs[i];
         if (!retract)
-            rc = a->cls->add(a, accs + g->acc_off[i], in, r);
+            rc = a->cls->add(a, acc, in, r);
         else if (a->cls->retract)
-            rc = a->cls->retract(a, accs + g->acc_off[i], in, r);
+            rc = a->cls->retract(a, acc, in, r);
         else
             rc = weir_op_fail(ctx, WEIR_EUNSUPPORTED, "aggregate %s cannot retract an input row", a->cls->name);
         if (rc == WEIR_EINVAL && a->label) /* SINGLE_VALUE: a second row */
@@ -1323,6 +1358,8 @@ static void ga_close(void *op)
     weir_free(g->index);
     weir_free(g->kbuf);
     weir_free(g->acc_off);
+    weir_free(g->steps);
+    weir_free(g->sh_off);
     weir_free(g->fast_col);
     weir_free(g->fast_off);
     weir_free(g->slow);
