@@ -561,7 +561,7 @@ static void held_forget(ga *g)
 static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s);
 static int views_write(ga *g, weir_op_ctx *ctx, bool in_order);
 static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
-                        uint32_t row);
+                        uint32_t row, bool under_old);
 static int keep_old(ga *g, const uint8_t *accs, int64_t *fast, weir_batch *rest);
 
 /*
@@ -778,6 +778,25 @@ static int write_keys(ga *g, const weir_batch *in, uint32_t in_row, weir_batch *
     return 0;
 }
 
+/*
+ * The key columns of (dst, row) as those of (dst, from), a row of the same
+ * group: the same bytes (a group is its encoded key), so a string's bytes
+ * are shared, not copied into the heap again (q16: the channel and the day
+ * of every +U row).
+ */
+static void share_keys(const ga *g, weir_batch *dst, uint32_t from, uint32_t row)
+{
+    for (uint32_t k = 0; k < g->conf->keys.n; k++) {
+        if (weir_batch_is_null(dst, k, from)) {
+            weir_batch_set_null(dst, k, row);
+            continue;
+        }
+        char *d = dst->cols[k].data;
+        size_t w = weir_type_size(dst->cols[k].type); /* a string: its weir_strref */
+        memcpy(d + (size_t)row * w, d + (size_t)from * w, w);
+    }
+}
+
 /* The results of the slow plan (their writers) of accs into (dst, row), as write_result writes them: into
  * their output columns, or with rest into a batch of g->rest (column k: the plan's k-th). */
 static int write_slow(ga *g, const uint8_t *accs, weir_batch *dst, uint32_t row, bool rest)
@@ -797,10 +816,16 @@ static int write_slow(ga *g, const uint8_t *accs, weir_batch *dst, uint32_t row,
     return 0;
 }
 
+/* Writes the key columns of input row in_row (under_old: of the row above, the group's old result) and the
+ * results of accs into (dst, row). */
 static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
-                        uint32_t row)
+                        uint32_t row, bool under_old)
 {
-    int rc = write_keys(g, in, in_row, dst, row);
+    int rc = 0;
+    if (under_old)
+        share_keys(g, dst, row - 1, row);
+    else
+        rc = write_keys(g, in, in_row, dst, row);
     if (rc)
         return rc;
     /* the common cases (q16: 12 COUNT(DISTINCT)s and 3 COUNT(*)s per row written) */
@@ -899,8 +924,9 @@ static int emit_old(ga *g, weir_op_ctx *ctx, const weir_batch *in, const ga_old 
 
 /*
  * Emits a group's change: its old result is od (NULL when it had none),
- * its new one comes from accs (key columns from input row in_row): +I,
- * -U/+U, or nothing when the two are equal. Both rows are written into the
+ * its new one comes from accs (key columns from input row in_row; after a
+ * -U row in the output, that row's, shared): +I, -U/+U, or nothing when
+ * the two are equal. Both rows are written into the
  * output itself, and taken back (with their strings) when equal: no
  * scratch row and no copy. An output of one row (batch size 1) goes
  * through old1 and cur.
@@ -914,7 +940,7 @@ static int emit_change(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t i
     if (o->capacity < 2) {
         weir_batch_reset(g->cur);
         weir_batch_append_row_to_fill(g->cur);
-        if ((rc = write_result(g, accs, in, in_row, g->cur, 0)))
+        if ((rc = write_result(g, accs, in, in_row, g->cur, 0, false)))
             return rc;
         if (had) {
             weir_batch_reset(g->old1);
@@ -936,7 +962,7 @@ static int emit_change(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t i
     if (had && (rc = write_old(g, od, in, o, (uint32_t)weir_batch_append_row_to_fill(o))))
         return rc;
     uint32_t r = (uint32_t)weir_batch_append_row_to_fill(o);
-    if ((rc = write_result(g, accs, in, in_row, o, r)))
+    if ((rc = write_result(g, accs, in, in_row, o, r, had)))
         return rc;
     if (had && same_fast(g, od, accs) && same_values(o, r - 1, o, r)) {
         o->n_rows -= 2;
