@@ -14,25 +14,6 @@
 
 #include "agg/agg_internal.h"
 
-vkind weir__agg_vkind(weir_type t)
-{
-    if (weir_type_is_wide(t))
-        return VK_DEC;
-    switch (t.id) {
-    case WEIR_TYPE_DOUBLE:
-        return VK_F64;
-    case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES:
-    case WEIR_TYPE_ARRAY:
-    case WEIR_TYPE_MAP:
-    case WEIR_TYPE_MULTISET:
-    case WEIR_TYPE_ROW:
-        return VK_STR;
-    default:
-        return VK_I64;
-    }
-}
-
 uint64_t weir__agg_canon_f64(double d)
 {
     uint64_t u;
@@ -58,13 +39,8 @@ int weir__agg_cmp(vkind k, const aggv *x, const aggv *y)
             return (int)na - (int)nb;
         return (a > b) - (a < b);
     }
-    case VK_STR: {
-        uint32_t n = x->len < y->len ? x->len : y->len;
-        int c = n ? memcmp(x->s, y->s, n) : 0;
-        if (c)
-            return c < 0 ? -1 : 1;
-        return (x->len > y->len) - (x->len < y->len);
-    }
+    case VK_STR:
+        return weir__agg_cmp_str(x->s, x->len, y->s, y->len);
     case VK_DEC: {
         __int128 a, b;
         memcpy(&a, x->s, 16);

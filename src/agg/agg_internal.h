@@ -30,7 +30,25 @@ typedef enum vkind {
     VK_DEC, /* DECIMAL of 19-38 digits: its 16 bytes, held as a string is */
 } vkind;
 
-vkind weir__agg_vkind(weir_type t);
+/* Inline: MIN/MAX ask it per row added and per result written. */
+static inline vkind weir__agg_vkind(weir_type t)
+{
+    if (weir_type_is_wide(t))
+        return VK_DEC;
+    switch (t.id) {
+    case WEIR_TYPE_DOUBLE:
+        return VK_F64;
+    case WEIR_TYPE_STRING:
+    case WEIR_TYPE_BYTES:
+    case WEIR_TYPE_ARRAY:
+    case WEIR_TYPE_MAP:
+    case WEIR_TYPE_MULTISET:
+    case WEIR_TYPE_ROW:
+        return VK_STR;
+    default:
+        return VK_I64;
+    }
+}
 
 /* Is the value held as bytes (s/len) rather than in bits? */
 static inline bool vk_bytes(vkind k)
@@ -111,6 +129,15 @@ static inline double aggv_f64(const aggv *v)
  * NaN above everything; strings bytewise (unsigned), a prefix before its
  * extensions. */
 int weir__agg_cmp(vkind k, const aggv *x, const aggv *y);
+/* weir__agg_cmp of two strings: bytes, then the shorter first. */
+static inline int weir__agg_cmp_str(const char *x, uint32_t xlen, const char *y, uint32_t ylen)
+{
+    uint32_t n = xlen < ylen ? xlen : ylen;
+    int c = n ? memcmp(x, y, n) : 0;
+    if (c)
+        return c < 0 ? -1 : 1;
+    return (xlen > ylen) - (xlen < ylen);
+}
 bool weir__agg_eq(vkind k, const aggv *x, const aggv *y);
 /* Stable across versions: XXH3-64 (seed 0) of the 8 little-endian bytes of
  * bits, or of the string bytes (VK_DEC: the 16 bytes as held). Sketches

@@ -712,16 +712,30 @@ static int store(ecx *cx, const xvec *v, weir_batch *out, uint32_t col)
         }
         weir_strref *refs = c->data;
         size_t off = 0;
+        /* A row whose string is the row above's own bytes (the same pointer and length: DATE_FORMAT gives the
+         * rows of one second one text, a constant is one text) shares them in the heap, not copied again;
+         * the heap gives back what was not used. Staged strings are all copied. */
+        const char *above = NULL;
+        uint32_t above_len = 0;
         for (uint32_t i = 0; i < n; i++) {
             if (v->nulls && v->nulls[i]) {
                 refs[i] = (weir_strref){0, 0};
+                above = NULL;
+                continue;
+            }
+            if (s[i].ptr == above && s[i].len == above_len) {
+                refs[i] = refs[i - 1];
                 continue;
             }
             if (s[i].len)
                 memcpy(dst + off, stage ? stage + off : s[i].ptr, s[i].len);
             refs[i] = (weir_strref){(uint32_t)(base.off + off), s[i].len};
             off += s[i].len;
+            above = stage ? NULL : s[i].ptr;
+            above_len = s[i].len;
         }
+        if (total)
+            out->heap_len = base.off + off; /* the allocation was the heap's last */
         break;
     }
     default: {

@@ -115,6 +115,23 @@ enum { GA_RES_ANY, GA_RES_DIST, GA_RES_STAR };
 #define GA_PREFETCH_AHEAD 6
 #define GA_RING 16 /* rows of encoded keys kept (more than GA_KEY_AHEAD) */
 
+/* What apply_row does for an aggregate it applies a row to (conf->applied). */
+enum { GA_STEP_ADD, GA_STEP_STAR, GA_STEP_VIEW };
+
+/*
+ * One aggregate of apply_row's plan: its number, what is done (GA_STEP_STAR:
+ * a COUNT(*) written as an int64, GA_STEP_VIEW: a view's first sharer, for
+ * all its sharers, GA_STEP_ADD: the function's add or retract) and where
+ * its accumulator lies in a group's block. Read from one place per step,
+ * not from four arrays, and as a uint32_t, which no int64 store of the
+ * apply may alias (acc_off's size_t was loaded again after each).
+ */
+typedef struct ga_step {
+    uint32_t agg;
+    uint32_t off;
+    uint8_t kind;
+} ga_step;
+
 /* A row's group key, encoded and hashed once for its prefetch and its apply. */
 typedef struct ga_rowkey {
     size_t klen; /* over GA_KEY_MAX: too long (not encoded) */
@@ -176,6 +193,8 @@ typedef struct ga {
     const weir_batch *in; /* mini-batch: the input batch being processed */
     uint32_t in_row;      /* mini-batch: its row being applied */
     size_t *acc_off;      /* accumulator i of a slot at acc_off[i]; acc_off[n_aggs]: the slot size */
+    ga_step *steps;       /* apply_row's plan: one per conf->applied, in order */
+    uint32_t *sh_off;     /* per entry of conf->sharer: that sharer's acc_off, as view_apply reads it */
     /* write_result's plan: n_fast results that are an int64 of the accumulators (at fast_off) stored
      * into BIGINT column fast_col (GA_RES_DIST, GA_RES_STAR), then the aggregates slow[0..n_slow) by
      * their result writers */
@@ -253,6 +272,20 @@ static int ga_create(void *arg, const weir_op_info *info, void **out_op)
         total += align8(c->ext[i] ? sizeof(ga_dist) : c->aggs[i].cls->acc_size(&c->aggs[i]));
     }
     g->acc_off[c->n_aggs] = total;
+    if (total > UINT32_MAX) /* a block's offsets are uint32s in steps and sh_off */
+        goto fail;
+    g->steps = weir_calloc(c->n_applied + 1, sizeof *g->steps);
+    g->sh_off = weir_calloc(c->n_aggs + 1, sizeof *g->sh_off);
+    if (!g->steps || !g->sh_off)
+        goto fail;
+    for (uint32_t k = 0; k < c->n_applied; k++) {
+        uint32_t i = c->applied[k];
+        uint8_t kind = c->ext[i] ? GA_STEP_VIEW : c->res[i] == GA_RES_STAR ? GA_STEP_STAR : GA_STEP_ADD;
+        g->steps[k] = (ga_step){.agg = i, .off = (uint32_t)g->acc_off[i], .kind = kind};
+    }
+    for (uint32_t i = 0; i < c->n_aggs; i++) /* the sharers' entries of conf->sharer: n_aggs at most */
+        if (c->ext[i])
+            g->sh_off[c->sharer_off[c->view[i]] + c->view_pos[i]] = (uint32_t)g->acc_off[i];
     g->fast_col = weir_calloc(c->n_aggs + 1, sizeof *g->fast_col);
     g->fast_off = weir_calloc(c->n_aggs + 1, sizeof *g->fast_off);
     g->slow = weir_calloc(c->n_aggs + 1, sizeof *g->slow);
@@ -528,7 +561,7 @@ static void held_forget(ga *g)
 static int emit_net(ga *g, weir_op_ctx *ctx, uint32_t s);
 static int views_write(ga *g, weir_op_ctx *ctx, bool in_order);
 static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
-                        uint32_t row);
+                        uint32_t row, bool under_old);
 static int keep_old(ga *g, const uint8_t *accs, int64_t *fast, weir_batch *rest);
 
 /*
@@ -745,6 +778,25 @@ static int write_keys(ga *g, const weir_batch *in, uint32_t in_row, weir_batch *
     return 0;
 }
 
+/*
+ * The key columns of (dst, row) as those of (dst, from), a row of the same
+ * group: the same bytes (a group is its encoded key), so a string's bytes
+ * are shared, not copied into the heap again (q16: the channel and the day
+ * of every +U row).
+ */
+static void share_keys(const ga *g, weir_batch *dst, uint32_t from, uint32_t row)
+{
+    for (uint32_t k = 0; k < g->conf->keys.n; k++) {
+        if (weir_batch_is_null(dst, k, from)) {
+            weir_batch_set_null(dst, k, row);
+            continue;
+        }
+        char *d = dst->cols[k].data;
+        size_t w = weir_type_size(dst->cols[k].type); /* a string: its weir_strref */
+        memcpy(d + (size_t)row * w, d + (size_t)from * w, w);
+    }
+}
+
 /* The results of the slow plan (their writers) of accs into (dst, row), as write_result writes them: into
  * their output columns, or with rest into a batch of g->rest (column k: the plan's k-th). */
 static int write_slow(ga *g, const uint8_t *accs, weir_batch *dst, uint32_t row, bool rest)
@@ -764,10 +816,16 @@ static int write_slow(ga *g, const uint8_t *accs, weir_batch *dst, uint32_t row,
     return 0;
 }
 
+/* Writes the key columns of input row in_row (under_old: of the row above, the group's old result) and the
+ * results of accs into (dst, row). */
 static int write_result(ga *g, const uint8_t *accs, const weir_batch *in, uint32_t in_row, weir_batch *dst,
-                        uint32_t row)
+                        uint32_t row, bool under_old)
 {
-    int rc = write_keys(g, in, in_row, dst, row);
+    int rc = 0;
+    if (under_old)
+        share_keys(g, dst, row - 1, row);
+    else
+        rc = write_keys(g, in, in_row, dst, row);
     if (rc)
         return rc;
     /* the common cases (q16: 12 COUNT(DISTINCT)s and 3 COUNT(*)s per row written) */
@@ -866,8 +924,9 @@ static int emit_old(ga *g, weir_op_ctx *ctx, const weir_batch *in, const ga_old 
 
 /*
  * Emits a group's change: its old result is od (NULL when it had none),
- * its new one comes from accs (key columns from input row in_row): +I,
- * -U/+U, or nothing when the two are equal. Both rows are written into the
+ * its new one comes from accs (key columns from input row in_row; after a
+ * -U row in the output, that row's, shared): +I, -U/+U, or nothing when
+ * the two are equal. Both rows are written into the
  * output itself, and taken back (with their strings) when equal: no
  * scratch row and no copy. An output of one row (batch size 1) goes
  * through old1 and cur.
@@ -881,7 +940,7 @@ static int emit_change(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t i
     if (o->capacity < 2) {
         weir_batch_reset(g->cur);
         weir_batch_append_row_to_fill(g->cur);
-        if ((rc = write_result(g, accs, in, in_row, g->cur, 0)))
+        if ((rc = write_result(g, accs, in, in_row, g->cur, 0, false)))
             return rc;
         if (had) {
             weir_batch_reset(g->old1);
@@ -903,7 +962,7 @@ static int emit_change(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t i
     if (had && (rc = write_old(g, od, in, o, (uint32_t)weir_batch_append_row_to_fill(o))))
         return rc;
     uint32_t r = (uint32_t)weir_batch_append_row_to_fill(o);
-    if ((rc = write_result(g, accs, in, in_row, o, r)))
+    if ((rc = write_result(g, accs, in, in_row, o, r, had)))
         return rc;
     if (had && same_fast(g, od, accs) && same_values(o, r - 1, o, r)) {
         o->n_rows -= 2;
@@ -981,6 +1040,7 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
 {
     const ga_conf *c = g->conf;
     const uint32_t *sh = c->sharer + c->sharer_off[v], n_sh = c->view_width[v];
+    const uint32_t *off = g->sh_off + c->sharer_off[v]; /* their accumulators' offsets */
     bool any_pass = c->masked && (m & c->vbits[v]);
     for (uint32_t k = 0; !c->masked && k < n_sh && !any_pass; k++)
         any_pass = filter_passes(in, c->filter[sh[k]], r);
@@ -998,7 +1058,7 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
             uint32_t i = sh[k];
             if (!agg_takes(g, in, m, i, r))
                 continue;
-            ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
+            ga_dist *d = (ga_dist *)(void *)(accs + off[k]);
             if (retract && d->rows - d->nonnull == 0)
                 return WEIR_ESTATE;
             d->rows += retract ? -1 : 1;
@@ -1026,25 +1086,24 @@ static int view_apply(ga *g, weir_op_ctx *ctx, uint32_t slot, uint32_t v, const 
         else if (rc != WEIR_ENOTFOUND)
             return rc;
     }
-    for (uint32_t k = 0; k < n_sh; k++) {
-        uint32_t i = sh[k];
-        int64_t p = agg_takes(g, in, m, i, r);
-        int64_t *o = &occ[k]; /* k: the sharer's view_pos */
-        ga_dist *d = (ga_dist *)(void *)(accs + g->acc_off[i]);
-        if (retract) {
-            if (!p)
-                continue;
-            if (*o <= 0)
-                return WEIR_ESTATE;
-            d->n -= --*o == 0;
-            d->nonnull--;
-            d->rows--;
-        } else { /* p added, not branched on */
-            *o += p;
-            d->n += p & (*o == 1);
-            d->nonnull += p;
-            d->rows += p;
-        }
+    /* occ[k]: the counter of sharer k (its view_pos) */
+    for (uint32_t k = 0; !retract && k < n_sh; k++) { /* p added, not branched on */
+        int64_t p = agg_takes(g, in, m, sh[k], r);
+        ga_dist *d = (ga_dist *)(void *)(accs + off[k]);
+        occ[k] += p;
+        d->n += p & (occ[k] == 1);
+        d->nonnull += p;
+        d->rows += p;
+    }
+    for (uint32_t k = 0; retract && k < n_sh; k++) {
+        ga_dist *d = (ga_dist *)(void *)(accs + off[k]);
+        if (!agg_takes(g, in, m, sh[k], r))
+            continue;
+        if (occ[k] <= 0)
+            return WEIR_ESTATE;
+        d->n -= --occ[k] == 0;
+        d->nonnull--;
+        d->rows--;
     }
     return weir__gd_put(g->dt);
 }
@@ -1092,22 +1151,24 @@ static int apply_row(ga *g, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
     }
     uint64_t m = c->masked ? g->fmask[r] : 0;
     for (uint32_t k = 0; k < c->n_applied && !rc; k++) {
-        uint32_t i = c->applied[k];
-        const weir_agg *a = &c->aggs[i];
-        if (c->ext[i]) { /* the view's first sharer applies them all */
+        const ga_step *st = &g->steps[k];
+        uint32_t i = st->agg;
+        uint8_t *acc = accs + st->off;
+        if (st->kind == GA_STEP_VIEW) { /* the view's first sharer applies them all */
             rc = view_apply(g, ctx, slot, i, in, r, m, retract, accs);
             continue;
         }
-        if (!retract && c->res[i] == GA_RES_STAR) { /* COUNT(*): whether it takes the row added, not branched on */
-            *(int64_t *)(void *)(accs + g->acc_off[i]) += agg_takes(g, in, m, i, r);
+        if (!retract && st->kind == GA_STEP_STAR) { /* COUNT(*): whether it takes the row added, not branched on */
+            *(int64_t *)(void *)acc += agg_takes(g, in, m, i, r);
             continue;
         }
         if (!agg_takes(g, in, m, i, r))
             continue;
+        const weir_agg *a = &c->aggs[i];
         if (!retract)
-            rc = a->cls->add(a, accs + g->acc_off[i], in, r);
+            rc = a->cls->add(a, acc, in, r);
         else if (a->cls->retract)
-            rc = a->cls->retract(a, accs + g->acc_off[i], in, r);
+            rc = a->cls->retract(a, acc, in, r);
         else
             rc = weir_op_fail(ctx, WEIR_EUNSUPPORTED, "aggregate %s cannot retract an input row", a->cls->name);
         if (rc == WEIR_EINVAL && a->label) /* SINGLE_VALUE: a second row */
@@ -1323,6 +1384,8 @@ static void ga_close(void *op)
     weir_free(g->index);
     weir_free(g->kbuf);
     weir_free(g->acc_off);
+    weir_free(g->steps);
+    weir_free(g->sh_off);
     weir_free(g->fast_col);
     weir_free(g->fast_off);
     weir_free(g->slow);

@@ -521,8 +521,6 @@ static int view_grow(const gd_table *t, gd_view *w)
 /* A record's hash from its value's: mixed with its group key's (known before the group's number). */
 static uint64_t rec_mix(uint64_t ghash, uint64_t vhash) { return vhash ^ (ghash * 0x9E3779B97F4A7C15ull); }
 
-uint64_t weir__gd_value_hash(const void *val, size_t vlen) { return weir_key_hash(val, vlen); }
-
 static uint64_t rec_hash(uint64_t ghash, const void *val, size_t vlen)
 {
     return rec_mix(ghash, weir__gd_value_hash(val, vlen));
