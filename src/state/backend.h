@@ -43,6 +43,14 @@ int weir__backend_register(weir__backend *be, const weir_state_desc *desc, weir_
 
 /* Sets the current key (copied); hash is weir_key_hash(key, len). */
 int weir__backend_set_key(weir__backend *be, const void *key, size_t len, uint64_t hash);
+/*
+ * The same with the key borrowed, not copied, and its key group kg
+ * (weir_key_group of hash) given: key must stay valid and unchanged until
+ * the next change of be's key. For the operator context, which keeps a
+ * copy of its key anyway (a second copy and two more key groups a row
+ * showed in the joins' profiles).
+ */
+int weir__backend_use_key(weir__backend *be, const void *key, size_t len, uint64_t hash, uint32_t kg);
 const uint8_t *weir__backend_key(const weir__backend *be, size_t *len, uint32_t *kg);
 
 /*

@@ -153,8 +153,10 @@ struct weir__backend {
     weir_state **states; /* by id */
     uint32_t n_states, cap_states;
 
-    /* The current key (copied), its hash and key group. */
-    uint8_t *key;
+    /* The current key, its hash and key group. key is key_buf, the
+     * backend's copy, or borrowed (weir__backend_use_key). */
+    const uint8_t *key;
+    uint8_t *key_buf;
     size_t key_len, key_cap;
     uint64_t key_hash;
     uint32_t kg;
