@@ -1495,18 +1495,14 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     int rc = batch_keys(j, input, in);
     if (rc)
         return rc;
-    weir_state *st[2] = {j->core.st[0], j->core.st[1]};
+    weir_state *const *st = j->core.st;
+    const row_key *rk = j->rkeys;
     uint32_t n = in->n_rows;
     for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
-        for (int s = 0; s < 2; s++)
-            weir__state_prefetch(st[s], j->rkeys[r].hash, 0);
+        weir__states_prefetch(st, 2, &rk[r].hash, NULL);
     for (uint32_t r = 0; r < n; r++) {
-        for (int s = 0; s < 2; s++) {
-            if (r + PF_SLOT < n)
-                weir__state_prefetch(st[s], j->rkeys[r + PF_SLOT].hash, 0);
-            if (r + PF_REC < n)
-                weir__state_prefetch(st[s], j->rkeys[r + PF_REC].hash, 1);
-        }
+        weir__states_prefetch(st, 2, r + PF_SLOT < n ? &rk[r + PF_SLOT].hash : NULL,
+                              r + PF_REC < n ? &rk[r + PF_REC].hash : NULL);
         if ((rc = apply_row(j, ctx, input, in, r)))
             return rc;
     }

@@ -103,6 +103,13 @@ int weir__backend_write_batch(weir__backend *be, bool on);
  * subtasks are ignored. A no-op where the backend has no use for it.
  */
 void weir__state_prefetch(weir_state *st, uint64_t key_hash, int stage);
+/*
+ * Both stages in each of the n states st[0..n) of one backend: stage 0 for
+ * the key of hash *slot_hash, stage 1 for *rec_hash's (NULL: that stage
+ * for no key). One call a row where an operator hints a state per input,
+ * the key group and the slot's hash taken once for all of them.
+ */
+void weir__states_prefetch(weir_state *const *st, uint32_t n, const uint64_t *slot_hash, const uint64_t *rec_hash);
 
 /*
  * For an operator that rewrites restored state in a new layout (after a

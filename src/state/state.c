@@ -78,7 +78,13 @@ int weir__backend_write_batch(weir__backend *be, bool on)
 void weir__state_prefetch(weir_state *st, uint64_t key_hash, int stage)
 {
     if (st && st->be->ops->prefetch)
-        st->be->ops->prefetch(st, key_hash, stage);
+        st->be->ops->prefetch(&st, 1, stage == 0 ? &key_hash : NULL, stage == 0 ? NULL : &key_hash);
+}
+
+void weir__states_prefetch(weir_state *const *st, uint32_t n, const uint64_t *slot_hash, const uint64_t *rec_hash)
+{
+    if (n && st[0]->be->ops->prefetch)
+        st[0]->be->ops->prefetch(st, n, slot_hash, rec_hash);
 }
 
 uint64_t weir__backend_size_bytes(const weir__backend *be)
