@@ -416,6 +416,65 @@ Test(rowcodec, bad_encodings_refused)
 }
 
 /*
+ * Varints with bytes after them (a timestamp in the middle of a row, read from
+ * one 8-byte load when 8 bytes are left): 1 to 11 bytes of random 7-bit groups,
+ * redundant high zero groups included (no writer makes them, the reader takes
+ * them), in an INT or a BIGINT column followed by a string of 8 to 15 bytes.
+ * Each decodes to the value its groups spell by the definition (LEB128, then
+ * zigzag), or is refused where the definition refuses it: more than ten bytes,
+ * bits past 64 in the tenth, an INT past 32 bits.
+ */
+Test(rowcodec, varints_before_other_bytes)
+{
+    for (int wide = 0; wide < 2; wide++) {
+        weir_schema *s = weir_schema_create();
+        weir_schema_add(s, "v", weir_type_make(wide ? WEIR_TYPE_BIGINT : WEIR_TYPE_INT, true));
+        weir_schema_add(s, "s", weir_type_make(WEIR_TYPE_STRING, true));
+        weir_batch *d = weir_batch_create(s, 1);
+        for (int round = 0; round < 4000; round++) {
+            uint8_t row[32];
+            size_t n = 0, bytes = 1 + (size_t)(round % 11);
+            row[n++] = 0; /* the bitmap: no NULL */
+            uint64_t z = 0;
+            bool fits = bytes <= 10;
+            for (size_t i = 0; i < bytes; i++) {
+                /* a group: random, zero (a redundant high byte) or all ones */
+                uint64_t r = next_rand(), g = r % 4 == 0 ? 0 : r % 4 == 1 ? 0x7f : (r >> 8) & 0x7f;
+                if (i == 9 && g > 1)
+                    fits = false;
+                if (i < 10)
+                    z |= g << (7 * i);
+                row[n++] = (uint8_t)(g | (i + 1 < bytes ? 0x80 : 0));
+            }
+            if (!wide && z > UINT32_MAX)
+                fits = false;
+            size_t sl = 8 + next_rand() % 8;
+            row[n++] = (uint8_t)sl;
+            for (size_t i = 0; i < sl; i++)
+                row[n++] = (uint8_t)('a' + i);
+            weir_batch_reset(d);
+            cr_assert_eq(weir_batch_append_row(d), 0);
+            int rc = weir__crow_decode(row, n, d, 0, 0, 2);
+            cr_assert_eq(rc, fits ? 0 : WEIR_ECORRUPT, "%s, %zu bytes, round %d: %d", wide ? "BIGINT" : "INT", bytes,
+                         round, rc);
+            if (!fits)
+                continue;
+            int64_t x = (int64_t)((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
+            if (wide)
+                cr_assert_eq(WEIR_COL_I64(d, 0)[0], x, "%zu bytes, round %d", bytes, round);
+            else
+                cr_assert_eq(((const int32_t *)d->cols[0].data)[0],
+                             (int32_t)((uint32_t)(z >> 1) ^ (uint32_t)-(int32_t)(z & 1)), "%zu bytes, round %d", bytes,
+                             round);
+            weir_strref sr = WEIR_COL_STR(d, 1)[0];
+            cr_assert(sr.len == sl && memcmp(d->heap + sr.off, "abcdefghijklmno", sl) == 0, "round %d", round);
+        }
+        weir_batch_destroy(d);
+        weir_schema_destroy(s);
+    }
+}
+
+/*
  * A row of a checkpoint written before the compact encoding: canonical bytes
  * written by hand (a NULL flag byte per column, INT as 4 and BIGINT as 8
  * little-endian bytes, a string as a u32 length and its bytes, BOOLEAN as

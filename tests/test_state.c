@@ -710,12 +710,15 @@ Test(memory, prefetch_hints_change_nothing)
     weir_manual_clock *mc = weir_manual_clock_create(0);
     weir__backend *be = mkbe("memory", 0, 64, weir_manual_clock_get(mc));
     weir_state *m = reg(be, "m", WEIR_STATE_MAP, 0, 0);
+    weir_state *l = reg(be, "l", WEIR_STATE_LIST, 0, 0);
+    weir_state *both[2] = {m, l};
     char k[32];
     for (int i = 0; i < 2000; i++) {
         snprintf(k, sizeof k, "key%d", i);
         uint64_t h = weir_key_hash(k, strlen(k));
         weir__state_prefetch(m, h, 0);
         weir__state_prefetch(m, h, 1);
+        weir__states_prefetch(both, 2, &h, i % 2 ? &h : NULL);
         uint32_t kg = weir_key_group(h, 128);
         if (kg >= 64)
             continue; /* another subtask's key: only hinted */
@@ -723,6 +726,7 @@ Test(memory, prefetch_hints_change_nothing)
         cr_assert_eq(weir_map_put(m, NS(""), "e", 1, k, strlen(k)), 0);
         weir__state_prefetch(m, h, 0);
         weir__state_prefetch(m, h, 1);
+        weir__states_prefetch(both, 2, i % 3 ? &h : NULL, &h);
     }
     int found = 0;
     for (int i = 0; i < 2000; i++) {
@@ -752,6 +756,57 @@ static int fill_24(void *ud, void *val, size_t vlen)
         ((uint8_t *)val)[i] = (uint8_t)(e + i);
     }
     return 1;
+}
+
+static int visit_none(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    (void)ud;
+    (void)key;
+    (void)klen;
+    (void)ns;
+    (void)ns_len;
+    return 0;
+}
+
+Test(memory, a_borrowed_key_is_used_not_copied)
+{
+    /* weir__backend_use_key (the operator context's key): the backend reads
+     * the caller's bytes and takes the key group it is given; a visit of
+     * the keys sets keys of its own and then the borrowed key again, as its
+     * own copy; a key group the backend does not own is refused. */
+    weir__backend *be = mkbe("memory", 0, 64, no_clock());
+    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 0, 0);
+    char k[32], k2[32] = "";
+    uint64_t h = 0;
+    uint32_t kg = 0, other = 0;
+    for (int i = 0; i < 100; i++) { /* two keys of this backend, one of another */
+        snprintf(k, sizeof k, "key%d", i);
+        h = weir_key_hash(k, strlen(k));
+        kg = weir_key_group(h, 128);
+        if (kg >= 64)
+            other = kg;
+        else if (!k2[0])
+            memcpy(k2, k, sizeof k2);
+        else if (other)
+            break;
+    }
+    cr_assert(kg < 64 && other >= 64 && strcmp(k, k2) != 0);
+    cr_assert_eq(weir__backend_use_key(be, "x", 1, 0, other), WEIR_EINVAL);
+    cr_assert_eq(weir__backend_use_key(be, k, strlen(k), h, kg), 0);
+    size_t len;
+    uint32_t g;
+    cr_assert_eq((const void *)weir__backend_key(be, &len, &g), (const void *)k);
+    cr_assert(len == strlen(k) && g == kg);
+    cr_assert_eq(weir_value_put(v, NS(""), "val", 3), 0);
+    cr_assert_eq(setk(be, k2), 0);
+    cr_assert_eq(weir_value_put(v, NS(""), "val2", 4), 0);
+    cr_assert_eq(weir__backend_use_key(be, k, strlen(k), h, kg), 0);
+    cr_assert_eq(weir_state_keys(v, visit_none, NULL), 0);
+    const uint8_t *now = weir__backend_key(be, &len, &g);
+    cr_assert((const void *)now != (const void *)k && len == strlen(k) && memcmp(now, k, len) == 0 && g == kg);
+    char buf[16];
+    cr_assert_str_eq(get_s(v, "", buf, sizeof buf), "val");
+    weir__backend_destroy(be);
 }
 
 Test(memory, map_values_change_size_in_place_or_in_a_new_block)

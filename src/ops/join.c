@@ -180,6 +180,9 @@ typedef struct join_op {
     pair_from *from;
     cand_ref *refs;
     uint32_t refs_cap, n_refs;
+    /* per side, its stored rows' columns in the output (out_side): none for
+     * a semi or anti join's right side, never in the output */
+    weir__crow_plan plan[2];
     weir_buf scan;       /* encoded rows of the other side */
     weir_buf row;        /* encoded input row */
     weir_buf val;        /* a map value being written */
@@ -284,6 +287,13 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
             j->rcols[j->n_rcols++] = k;
         if (weir_schema_add(j->cand_schema, cs->fields[k].name,
                             j->reads[k] ? cs->fields[k].type : weir_type_make(WEIR_TYPE_BOOLEAN, true)) < 0)
+            return WEIR_ENOMEM;
+    }
+    const weir_schema *os = c->cfg.out_schema;
+    for (int side = 0; side < 2; side++) {
+        uint32_t off = side == 0 ? 0 : c->cfg.n_out[0];
+        if (off + c->cfg.n_out[side] <= os->n_fields &&
+            weir__crow_plan_init_at(&j->plan[side], os, off, c->cfg.n_out[side]))
             return WEIR_ENOMEM;
     }
     j->batched = batched(&c->cfg);
@@ -513,6 +523,8 @@ static void join_close(void *op)
     weir_free(j->refs);
     weir_free(j->rkeys);
     weir_buf_fini(&j->keys);
+    for (int s = 0; s < 2; s++)
+        weir__crow_plan_fini(&j->plan[s]);
     weir_buf_fini(&j->scan);
     weir_buf_fini(&j->row);
     weir_buf_fini(&j->val);
@@ -707,7 +719,7 @@ static int out_side(join_op *j, weir_op_ctx *ctx, uint32_t r, int side, uint32_t
     if (side == j->in_side)
         return weir__row_copy_cols(j->core.out, r, off, j->in, j->in_row, 0, c->n_out[side]);
     const cand_ref *cr = &j->refs[i];
-    int rc = weir__crow_decode(j->scan.data + cr->off, cr->len, j->core.out, r, off, c->n_out[side]);
+    int rc = weir__crow_plan_decode(&j->plan[side], j->scan.data + cr->off, cr->len, j->core.out, r);
     return rc ? weir_op_fail(ctx, rc, "join state holds a row that does not decode") : 0;
 }
 
@@ -1495,18 +1507,14 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     int rc = batch_keys(j, input, in);
     if (rc)
         return rc;
-    weir_state *st[2] = {j->core.st[0], j->core.st[1]};
+    weir_state *const *st = j->core.st;
+    const row_key *rk = j->rkeys;
     uint32_t n = in->n_rows;
     for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
-        for (int s = 0; s < 2; s++)
-            weir__state_prefetch(st[s], j->rkeys[r].hash, 0);
+        weir__states_prefetch(st, 2, &rk[r].hash, NULL);
     for (uint32_t r = 0; r < n; r++) {
-        for (int s = 0; s < 2; s++) {
-            if (r + PF_SLOT < n)
-                weir__state_prefetch(st[s], j->rkeys[r + PF_SLOT].hash, 0);
-            if (r + PF_REC < n)
-                weir__state_prefetch(st[s], j->rkeys[r + PF_REC].hash, 1);
-        }
+        weir__states_prefetch(st, 2, r + PF_SLOT < n ? &rk[r + PF_SLOT].hash : NULL,
+                              r + PF_REC < n ? &rk[r + PF_REC].hash : NULL);
         if ((rc = apply_row(j, ctx, input, in, r)))
             return rc;
     }

@@ -107,6 +107,7 @@ typedef struct weir__crow_col {
 } weir__crow_col;
 
 typedef struct weir__crow_plan {
+    uint32_t off;         /* the row's column c is column off + c of the batches read and written */
     uint32_t n;           /* the row's columns */
     uint32_t n_stored;    /* cols: those not skipped, in order */
     weir__crow_col *cols;
@@ -115,12 +116,16 @@ typedef struct weir__crow_plan {
 
 /* The plan of columns [0, n) of s, the columns c where skip[c] left out (skip NULL: none). */
 int weir__crow_plan_init(weir__crow_plan *pl, const weir_schema *s, uint32_t n, const bool *skip);
+/* The plan of columns [off, off + n) of s, none left out: a join's stored rows of one side,
+ * read into its columns of the output (the column kinds taken once, not per column of
+ * every row decoded). */
+int weir__crow_plan_init_at(weir__crow_plan *pl, const weir_schema *s, uint32_t off, uint32_t n);
 void weir__crow_plan_fini(weir__crow_plan *pl);
 /* The byte length of row `row` of b (columns [0, n) of the plan's types) in that encoding. */
 size_t weir__crow_plan_len(const weir__crow_plan *pl, const weir_batch *b, uint32_t row);
 /* Writes that encoding, of len bytes (weir__crow_plan_len), at dst. */
 void weir__crow_plan_write(const weir__crow_plan *pl, const weir_batch *b, uint32_t row, size_t len, uint8_t *dst);
-/* Decodes such a row into columns [0, n) of (dst, row), as weir__crow_decode_skip with off 0. */
+/* Decodes such a row into columns [off, off + n) of (dst, row), as weir__crow_decode_skip. */
 int weir__crow_plan_decode(const weir__crow_plan *pl, const uint8_t *p, size_t len, weir_batch *dst, uint32_t row);
 
 /* Appends column col of (b, row) to out in an order-preserving encoding

@@ -257,7 +257,7 @@ int weir__op_ensure_backend(weir_op_ctx *c)
     if (rc)
         return rc;
     if (c->has_key)
-        rc = weir__backend_set_key(c->be, c->key, c->key_len, c->key_hash);
+        rc = weir__backend_use_key(c->be, c->key, c->key_len, c->key_hash, c->kg);
     return rc;
 }
 
@@ -459,6 +459,14 @@ int weir_op_interrupted(weir_op_ctx *ctx)
 int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len,
                          uint64_t hash)
 {
+    /* Owned or not before anything changes: the backend borrows c->key,
+     * which must not move unless the backend's key moves with it. */
+    uint32_t kg = weir_key_group(hash, c->st->job->cfg.max_parallelism);
+    if (kg < c->kg_lo || kg >= c->kg_hi)
+        return weir_op_fail(
+            c, WEIR_EINVAL,
+            "key group %u is not owned by subtask %u (owns [%u, %u))", kg,
+            c->st->index, c->kg_lo, c->kg_hi);
     if (len > c->key_cap) {
         size_t cap = c->key_cap ? c->key_cap : 32;
         while (cap < len)
@@ -473,15 +481,10 @@ int weir__op_set_key_raw(weir_op_ctx *c, const void *key, size_t len,
         memcpy(c->key, key, len);
     c->key_len = len;
     c->key_hash = hash;
-    c->kg = weir_key_group(hash, c->st->job->cfg.max_parallelism);
+    c->kg = kg;
     c->has_key = true;
-    if (c->kg < c->kg_lo || c->kg >= c->kg_hi)
-        return weir_op_fail(
-            c, WEIR_EINVAL,
-            "key group %u is not owned by subtask %u (owns [%u, %u))", c->kg,
-            c->st->index, c->kg_lo, c->kg_hi);
     if (c->be)
-        return weir__backend_set_key(c->be, c->key, len, hash);
+        return weir__backend_use_key(c->be, c->key, len, hash, kg);
     return 0;
 }
 

@@ -43,6 +43,14 @@ int weir__backend_register(weir__backend *be, const weir_state_desc *desc, weir_
 
 /* Sets the current key (copied); hash is weir_key_hash(key, len). */
 int weir__backend_set_key(weir__backend *be, const void *key, size_t len, uint64_t hash);
+/*
+ * The same with the key borrowed, not copied, and its key group kg
+ * (weir_key_group of hash) given: key must stay valid and unchanged until
+ * the next change of be's key. For the operator context, which keeps a
+ * copy of its key anyway (a second copy and two more key groups a row
+ * showed in the joins' profiles).
+ */
+int weir__backend_use_key(weir__backend *be, const void *key, size_t len, uint64_t hash, uint32_t kg);
 const uint8_t *weir__backend_key(const weir__backend *be, size_t *len, uint32_t *kg);
 
 /*
@@ -95,6 +103,13 @@ int weir__backend_write_batch(weir__backend *be, bool on);
  * subtasks are ignored. A no-op where the backend has no use for it.
  */
 void weir__state_prefetch(weir_state *st, uint64_t key_hash, int stage);
+/*
+ * Both stages in each of the n states st[0..n) of one backend: stage 0 for
+ * the key of hash *slot_hash, stage 1 for *rec_hash's (NULL: that stage
+ * for no key). One call a row where an operator hints a state per input,
+ * the key group and the slot's hash taken once for all of them.
+ */
+void weir__states_prefetch(weir_state *const *st, uint32_t n, const uint64_t *slot_hash, const uint64_t *rec_hash);
 
 /*
  * For an operator that rewrites restored state in a new layout (after a

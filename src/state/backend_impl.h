@@ -83,8 +83,8 @@ typedef struct weir__backend_ops {
      * not renewed, nothing expired is removed). */
     int (*stamp)(weir_state *st, const void *ns, size_t nslen, const void *k,
                  size_t klen, int64_t *stamp);
-    /* Optional: a hint, see weir__state_prefetch (NULL: none). */
-    void (*prefetch)(weir_state *st, uint64_t key_hash, int stage);
+    /* Optional: a hint, see weir__states_prefetch (NULL: none). */
+    void (*prefetch)(weir_state *const *st, uint32_t n, const uint64_t *slot_hash, const uint64_t *rec_hash);
     /* Optional (NULL: weir_map_update does a get and a put). */
     int (*map_update)(weir_state *st, const void *ns, size_t nslen,
                       const void *k, size_t klen, size_t vlen,
@@ -153,8 +153,10 @@ struct weir__backend {
     weir_state **states; /* by id */
     uint32_t n_states, cap_states;
 
-    /* The current key (copied), its hash and key group. */
-    uint8_t *key;
+    /* The current key, its hash and key group. key is key_buf, the
+     * backend's copy, or borrowed (weir__backend_use_key). */
+    const uint8_t *key;
+    uint8_t *key_buf;
     size_t key_len, key_cap;
     uint64_t key_hash;
     uint32_t kg;

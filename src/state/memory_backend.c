@@ -2134,23 +2134,37 @@ static int mem_state_create(weir__backend *be, weir_state **out)
     return 0;
 }
 
-/* See weir__state_prefetch: the slot where a lookup of (key, empty
- * namespace) starts, then the record in it. */
-static void mem_prefetch(weir_state *st, uint64_t key_hash, int stage)
+/* Where a lookup of (key, empty namespace) of hash key_hash starts: the
+ * index of its key group's table in a state's tabs (false: another
+ * subtask's key) and the hash of its slot. */
+static inline bool lookup_start(const weir__backend *be, uint64_t key_hash, uint32_t *tab_at, uint64_t *h)
 {
-    weir__backend *be = st->be;
     uint32_t kg = weir_key_group(key_hash, be->max_parallelism);
     if (kg < be->kg_lo || kg >= be->kg_hi)
-        return;
-    const tab *t = &MS(st)->tabs[kg - be->kg_lo];
-    if (!t->slots)
-        return;
-    uint64_t h = mix64(key_hash); /* kns_hash of the empty namespace */
-    const slot *s = &t->slots[(uint32_t)h & t->mask];
-    if (stage == 0) {
-        __builtin_prefetch(s);
-    } else if (s->p && s->hash == h) {
-        __builtin_prefetch(s->p);
+        return false;
+    *tab_at = kg - be->kg_lo;
+    *h = mix64(key_hash); /* kns_hash of the empty namespace */
+    return true;
+}
+
+/* See weir__states_prefetch: the slot where a lookup starts, or the record
+ * in it. */
+static void mem_prefetch(weir_state *const *st, uint32_t n, const uint64_t *slot_hash, const uint64_t *rec_hash)
+{
+    const weir__backend *be = st[0]->be;
+    uint32_t ts = 0, tr = 0;
+    uint64_t hs = 0, hr = 0;
+    bool pfs = slot_hash && lookup_start(be, *slot_hash, &ts, &hs);
+    bool pfr = rec_hash && lookup_start(be, *rec_hash, &tr, &hr);
+    for (uint32_t i = 0; i < n; i++) {
+        const tab *tabs = MS(st[i])->tabs;
+        if (pfs && tabs[ts].slots)
+            __builtin_prefetch(&tabs[ts].slots[(uint32_t)hs & tabs[ts].mask]);
+        if (pfr && tabs[tr].slots) {
+            const slot *s = &tabs[tr].slots[(uint32_t)hr & tabs[tr].mask];
+            if (s->p && s->hash == hr)
+                __builtin_prefetch(s->p);
+        }
     }
 }
 

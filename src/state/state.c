@@ -33,10 +33,10 @@ void weir__backend_fini(weir__backend *be)
 {
     /* The backend freed its state structs; only the generic parts remain. */
     weir_free(be->states);
-    weir_free(be->key);
+    weir_free(be->key_buf);
     weir_buf_fini(&be->scratch);
     be->states = NULL;
-    be->key = NULL;
+    be->key = be->key_buf = NULL;
 }
 
 int weir__backend_create(const weir__backend_config *cfg, weir__backend **out)
@@ -78,7 +78,13 @@ int weir__backend_write_batch(weir__backend *be, bool on)
 void weir__state_prefetch(weir_state *st, uint64_t key_hash, int stage)
 {
     if (st && st->be->ops->prefetch)
-        st->be->ops->prefetch(st, key_hash, stage);
+        st->be->ops->prefetch(&st, 1, stage == 0 ? &key_hash : NULL, stage == 0 ? NULL : &key_hash);
+}
+
+void weir__states_prefetch(weir_state *const *st, uint32_t n, const uint64_t *slot_hash, const uint64_t *rec_hash)
+{
+    if (n && st[0]->be->ops->prefetch)
+        st[0]->be->ops->prefetch(st, n, slot_hash, rec_hash);
 }
 
 uint64_t weir__backend_size_bytes(const weir__backend *be)
@@ -174,6 +180,24 @@ int weir__backend_register(weir__backend *be, const weir_state_desc *desc,
 
 /* ---- the current key ---- */
 
+/* Makes key (len bytes, valid until the next change) the current key. */
+static int use_key(weir__backend *be, const uint8_t *key, size_t len, uint64_t hash, uint32_t kg)
+{
+    be->key = key;
+    be->key_len = len;
+    be->key_hash = hash;
+    be->kg = kg;
+    be->has_key = true;
+    if (be->ops->key_changed) {
+        int rc = be->ops->key_changed(be);
+        if (rc) {
+            be->has_key = false;
+            return rc;
+        }
+    }
+    return 0;
+}
+
 int weir__backend_set_key(weir__backend *be, const void *key, size_t len,
                           uint64_t hash)
 {
@@ -185,31 +209,30 @@ int weir__backend_set_key(weir__backend *be, const void *key, size_t len,
     return weir__backend_set_key_raw(be, key, len, hash);
 }
 
+int weir__backend_use_key(weir__backend *be, const void *key, size_t len,
+                          uint64_t hash, uint32_t kg)
+{
+    if (!be || (!key && len))
+        return WEIR_EINVAL;
+    if (kg < be->kg_lo || kg >= be->kg_hi)
+        return WEIR_EINVAL; /* the key belongs to another subtask */
+    return use_key(be, key, len, hash, kg);
+}
+
 int weir__backend_set_key_raw(weir__backend *be, const void *key, size_t len,
                               uint64_t hash)
 {
     if (len > be->key_cap) {
         size_t cap = len < 64 ? 64 : len;
-        uint8_t *k = weir_realloc(be->key, cap);
+        uint8_t *k = weir_realloc(be->key_buf, cap);
         if (!k)
             return WEIR_ENOMEM;
-        be->key = k;
+        be->key_buf = k;
         be->key_cap = cap;
     }
-    if (len)
-        memcpy(be->key, key, len);
-    be->key_len = len;
-    be->key_hash = hash;
-    be->kg = weir_key_group(hash, be->max_parallelism);
-    be->has_key = true;
-    if (be->ops->key_changed) {
-        int rc = be->ops->key_changed(be);
-        if (rc) {
-            be->has_key = false;
-            return rc;
-        }
-    }
-    return 0;
+    if (len && key != be->key_buf)
+        memmove(be->key_buf, key, len);
+    return use_key(be, be->key_buf, len, hash, weir_key_group(hash, be->max_parallelism));
 }
 
 const uint8_t *weir__backend_key(const weir__backend *be, size_t *len,
