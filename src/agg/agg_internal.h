@@ -35,19 +35,9 @@ static inline vkind weir__agg_vkind(weir_type t)
 {
     if (weir_type_is_wide(t))
         return VK_DEC;
-    switch (t.id) {
-    case WEIR_TYPE_DOUBLE:
+    if (t.id == WEIR_TYPE_DOUBLE)
         return VK_F64;
-    case WEIR_TYPE_STRING:
-    case WEIR_TYPE_BYTES:
-    case WEIR_TYPE_ARRAY:
-    case WEIR_TYPE_MAP:
-    case WEIR_TYPE_MULTISET:
-    case WEIR_TYPE_ROW:
-        return VK_STR;
-    default:
-        return VK_I64;
-    }
+    return weir_type_is_varlen(t.id) ? VK_STR : VK_I64;
 }
 
 /* Is the value held as bytes (s/len) rather than in bits? */

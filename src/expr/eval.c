@@ -723,7 +723,8 @@ static int store(ecx *cx, const xvec *v, weir_batch *out, uint32_t col)
                 above = NULL;
                 continue;
             }
-            if (s[i].ptr == above && s[i].len == above_len) {
+            /* above is NULL at the first row and after a NULL one, and an empty text may lie at NULL */
+            if (above && s[i].ptr == above && s[i].len == above_len) {
                 refs[i] = refs[i - 1];
                 continue;
             }
