@@ -426,7 +426,6 @@ static void wait_gated(ua_job *j)
 /* Fills the job's channels: the sources are blocked behind a gated tally. */
 static void fill(ua_job *j)
 {
-    atomic_store(&g_gated, 1);
     wait_gated(j);
     /* Until the channels into tally hold messages and the sources stopped
      * producing. Without unaligned checkpoints a blocked source resumes only
@@ -444,6 +443,20 @@ static void fill(ua_job *j)
             nap();
     }
     cr_assert_fail("the channels did not fill");
+}
+
+/*
+ * Starts a fresh job whose tally is gated from its first batch, and fills
+ * its channels. The gate closes before the start: under load a job closed
+ * only after weir_job_start had run through all its rows before the gate
+ * (the test then failed, "never waited at the gate").
+ */
+static ua_job *start_filled(uint32_t n_sources, bool unaligned)
+{
+    atomic_store(&g_gated, 1);
+    ua_job *j = start(n_sources, 2, unaligned, WEIR_RESTORE_FRESH, UINT64_MAX);
+    fill(j);
+    return j;
 }
 
 /*
@@ -524,8 +537,7 @@ static uint64_t inflight_msgs_on_disk(uint64_t id)
 Test(unaligned, aligned_waits_for_the_queues_unaligned_does_not)
 {
     /* Aligned: the barrier waits behind the queued batches (and behind a source blocked until they drain). */
-    ua_job *j = start(1, 2, false, WEIR_RESTORE_FRESH, UINT64_MAX);
-    fill(j);
+    ua_job *j = start_filled(1, false);
     uint64_t id;
     /* The barrier cannot get through in three steps. */
     bool done = checkpoint_under_backpressure(j, 2, 3, 100, 300, &id);
@@ -543,8 +555,7 @@ Test(unaligned, aligned_waits_for_the_queues_unaligned_does_not)
     /* Unaligned: complete while the channels are still full. */
     cj_rmtree(g_ckpt);
     cj_rmtree(g_out);
-    j = start(1, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
-    fill(j);
+    j = start_filled(1, true);
     done = checkpoint_under_backpressure(j, 2, 3, 500, 20000, &id);
     cr_assert(done, "an unaligned checkpoint did not complete under "
                     "backpressure");
@@ -568,8 +579,7 @@ static void crash_and_restore(uint32_t n_sources)
 {
     cj_lines ref;
     reference(n_sources, &ref);
-    ua_job *j = start(n_sources, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
-    fill(j);
+    ua_job *j = start_filled(n_sources, true);
     uint64_t id;
     /* With two inputs a subtask takes from each channel every other step,
      * so a source blocked on one of them waits twice as long. */
@@ -612,8 +622,7 @@ Test(unaligned, aligned_checkpoint_timeout_turns_unaligned_when_it_passes)
     g_aligned_timeout_ms = 5000;
     cj_lines ref;
     reference(1, &ref);
-    ua_job *j = start(1, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
-    fill(j);
+    ua_job *j = start_filled(1, true);
     uint64_t id;
     cr_assert_not(checkpoint_under_backpressure(j, 2, 3, 100, 300, &id),
                   "completed before its alignment timed out");
@@ -703,8 +712,7 @@ Test(unaligned, empty_channels_store_no_inflight_data)
 
 Test(unaligned, restoring_inflight_data_at_another_parallelism_is_refused)
 {
-    ua_job *j = start(1, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
-    fill(j);
+    ua_job *j = start_filled(1, true);
     uint64_t id;
     cr_assert(checkpoint_under_backpressure(j, 2, 3, 500, 20000, &id));
     ua_job_destroy(j);
@@ -772,8 +780,7 @@ Test(unaligned, options_round_trip)
 Test(unaligned, inflight_data_refused_when_an_empty_operator_is_gone)
 {
     g_tap = true;
-    ua_job *j = start(1, 2, true, WEIR_RESTORE_FRESH, UINT64_MAX);
-    fill(j);
+    ua_job *j = start_filled(1, true);
     uint64_t id;
     cr_assert(checkpoint_under_backpressure(j, 2, 3, 500, 20000, &id));
     weir_checkpoint_stats st;
