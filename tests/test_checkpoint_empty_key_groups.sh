@@ -11,28 +11,15 @@
 # no operator state of its own - so the new rows are late for the window.
 set -u
 weir=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+data=$(cd "$2" && pwd)/tests/data/window_anchors
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
 fail() { echo "FAIL: $*"; [ -f log ] && tail -5 log; exit 1; }
 mkdir in
-# 200 rows, keys k0..k4, 100 ms apart
-for ((i = 0; i < 200; i++)); do
-  printf 'k%d,%d,2024-01-01 00:00:%02d.%d00\n' $((i % 5)) $i $((i / 10)) $((i % 10))
-done > in/a.csv
-cat > job.sql <<'SQL'
-SET 'execution.checkpointing.interval' = '1 h';
-CREATE TABLE t (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
-  WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'csv');
-CREATE TABLE g (k STRING, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)
-  WITH ('connector' = 'print', 'print-identifier' = 'g');
-CREATE TABLE w (k STRING, ws TIMESTAMP(3), c BIGINT) WITH ('connector' = 'print', 'print-identifier' = 'w');
-EXECUTE STATEMENT SET BEGIN
-INSERT INTO g SELECT k, COUNT(*), SUM(v) FROM t GROUP BY k;
-INSERT INTO w SELECT k, window_start, COUNT(*)
-  FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY k, window_start, window_end;
-END;
-SQL
+# the job and input of the window_anchors fixture: five keys, a GROUP BY and a TUMBLE
+cp "$data/job.sql" .
+"$data/input.sh" in/a.csv
 # The state files' bytes of the final checkpoint at max parallelism $1.
 size_at() {
   rm -rf "ck$1"

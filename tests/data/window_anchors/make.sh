@@ -13,9 +13,7 @@ for backend in memory rocksdb; do
     T=$(mktemp -d /tmp/weir-window-anchors-XXXXXX)
     cp "$HERE/job.sql" "$T/"
     mkdir "$T/in"
-    for ((i = 0; i < 200; i++)); do
-        printf 'k%d,%d,2024-01-01 00:00:%02d.%d00\n' $((i % 5)) $i $((i / 10)) $((i % 10))
-    done > "$T/in/a.csv"
+    "$HERE/input.sh" "$T/in/a.csv"
     (cd "$T" && "$WEIR" run job.sql -D state.checkpoints.dir=ck -D parallelism.default=2 \
         -D state.backend.type=$backend -D weir.state.dir=state -D rest.enabled=false > /dev/null 2> log)
     rm -f "$T"/ck/.weir.lock
