@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Randomized differential test of window joins: two window table functions
 (TUMBLE, HOP or CUMULATE, the same window on both sides, now and then with
-an offset), or two window aggregations over them, joined INNER / LEFT /
-RIGHT / FULL on both window bounds and a key, against a python model that
-shares no code with weir.
+an offset), or two window aggregations over them (SESSION too), joined
+INNER / LEFT / RIGHT / FULL on both window bounds and a key, against a
+python model that shares no code with weir.
 
 Each case: two random streams l and r (out of order, ties, NULL keys and
 values, late rows), one file each (one split each, so each input has its
@@ -21,7 +21,9 @@ where each side is the window table function's rows (shape "rows": directly,
 or through a subquery or a view with a WHERE), or a window aggregation
 `SELECT k[, g], window_start, window_end, COUNT(*) AS c, SUM(v) AS s ...
 GROUP BY k[, g], window_start, window_end` over them (shape "agg": Flink's
-documented pattern; now and then only one side), R now and then reads l
+documented pattern; now and then only one side; always both over SESSION
+windows, `PARTITION BY` the same keys, since a session table function
+cannot be joined directly), R now and then reads l
 too (a self-join), and the window bounds selected are L's, R's or
 COALESCE(L.x, R.x) (what users write for outer joins). Now and then a
 window aggregation (COUNT(*), COUNT(r_id), SUM(l_v) per window) reads the
@@ -36,6 +38,11 @@ The model (docs/joins.md, "Window joins"; docs/windows.md):
   - in a window, a row is late (dropped) when the window's end is at or
     behind its own input's watermark when it arrives (W of the rows before
     it); a WHERE removes rows but they still moved the watermark;
+  - a SESSION row opens [ts, ts + gap) in its partition (the keys, NULL a
+    partition of its own) and merges every session of it that is still
+    open and touches that range (ends included); a session is open until
+    the watermark reaches its end; a row that touches no open session and
+    whose own range ends at or behind the watermark is late;
   - a window aggregation groups a window's on-time rows by its keys (NULL
     a group of its own) and emits COUNT(*) and SUM(v) (NULL over NULLs
     only); its rows are never late at the join (emitted before the
@@ -99,9 +106,12 @@ def windows_of(ts, win):
     return out
 
 
-def on_time(rows, delay, win, keep):
+def on_time(rows, delay, win, keep, keys=()):
     """{window: [row, ...]} of the rows keep() accepts that are on time in
-    each of their windows, judged by their own input's watermark."""
+    each of their windows, judged by their own input's watermark (sessions
+    partitioned by keys)."""
+    if win[0] == "SESSION":
+        return sessions(rows, delay, win[1], keep, keys)
     per = collections.defaultdict(list)
     w = None
     for r in rows:
@@ -113,9 +123,39 @@ def on_time(rows, delay, win, keep):
     return per
 
 
+def sessions(rows, delay, gap, keep, keys):
+    """{(start, end): [row, ...]} of the session windows of the rows keep()
+    accepts, per partition of keys, late rows left out."""
+    live = collections.defaultdict(list)  # partition -> [[start, end, rows]]
+    per = collections.defaultdict(list)
+    w = None
+    for r in rows:
+        if keep(r):
+            part = tuple(r[k] for k in keys)
+            lo, hi = r["ts"], r["ts"] + gap
+            touching = [x for x in live[part] if x[0] <= hi and x[1] >= lo]
+            if touching or w is None or hi > w:
+                rest = [x for x in live[part] if x not in touching]
+                merged = touching + [[lo, hi, [r]]]
+                live[part] = rest + [[min(x[0] for x in merged), max(x[1] for x in merged),
+                                      [m for x in merged for m in x[2]]]]
+        w = r["ts"] - delay if w is None else max(w, r["ts"] - delay)
+        for part, open_ in live.items():  # a session the watermark reached has fired
+            for x in open_:
+                if x[1] <= w:
+                    per[(x[0], x[1])] += x[2]
+            live[part] = [x for x in open_ if x[1] > w]
+    for open_ in live.values():
+        for x in open_:
+            per[(x[0], x[1])] += x[2]
+    return per
+
+
 def late_pairs(rows, delay, win):
     """How many (row, window) pairs of rows are late: what the drawn data
     puts to the lateness rule (a figure for the run's closing line)."""
+    if win[0] == "SESSION":
+        return len(rows) - sum(len(rs) for rs in sessions(rows, delay, win[1], lambda r: True, ("k",)).values())
     n = sum(len(windows_of(r["ts"], win)) for r in rows)
     return n - sum(len(rs) for rs in on_time(rows, delay, win, lambda r: True).values())
 
@@ -136,8 +176,10 @@ def aggregated(per, keys):
     return out
 
 
-def gen_query(rng, qid):
+def gen_query(rng, qid, win):
     shapes = rng.choice([("rows", "rows")] * 3 + [("agg", "agg")] * 2 + [("rows", "agg"), ("agg", "rows")])
+    if win[0] == "SESSION":
+        shapes = ("agg", "agg")
     q = {"qid": qid, "shapes": dict(zip("LR", shapes)),
          "tables": {"L": "l", "R": "l" if rng.random() < 0.15 else "r"},  # now and then a self-join
          "type": rng.choice(["INNER", "LEFT", "RIGHT", "FULL"]),
@@ -166,8 +208,12 @@ def gen_query(rng, qid):
     return q
 
 
-def tvf_sql(win, table):
+def tvf_sql(win, table, keys=None):
     kind, size, slide, off = win
+    if kind == "SESSION":
+        part = keys[0] if len(keys) == 1 else "(%s)" % ", ".join(keys)
+        return "TABLE(SESSION(TABLE %s PARTITION BY %s, DESCRIPTOR(ts), INTERVAL '%d' MILLISECOND))" % (
+            table, part, size)
     iv = "INTERVAL '%d' MILLISECOND"
     args = [iv % size] if kind == "TUMBLE" else [iv % slide, iv % size]
     if off:
@@ -185,7 +231,7 @@ def side_sql(q, side, win, views):
             table = "%s_q%d" % (side, q["qid"])
         else:
             where = cond
-    tvf = tvf_sql(win, table)
+    tvf = tvf_sql(win, table, q["keys"])
     if q["shapes"][side] == "agg":
         keys = ", ".join(q["keys"])
         return ("(SELECT %s, window_start, window_end, COUNT(*) AS c, SUM(v) AS s FROM %s%s "
@@ -316,6 +362,8 @@ def describe(q):
 
 
 def gen_window(rng):
+    if rng.random() < 0.2:
+        return "SESSION", rng.choice([300, 1000, 2500]), 0, 0  # the gap
     kind = rng.choice(["TUMBLE", "HOP", "CUMULATE"])
     size = rng.choice([1000, 2000, 5000])
     slide = size if kind == "TUMBLE" else rng.choice([s for s in (500, 1000, 2500) if size % s == 0 and s < size])
@@ -332,7 +380,7 @@ def run_case(case):
     rrows = gen_rows(rng, rng.randint(0, 60), 1001)
     par, batch = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024])
     rocks = rng.random() < 0.25  # list state and timers in RocksDB
-    queries = [gen_query(rng, i) for i in range(rng.randint(1, 5))]
+    queries = [gen_query(rng, i, win) for i in range(rng.randint(1, 5))]
     case.note = "%s size %d slide %d offset %d, delays %d/%d ms, parallelism %d, batch size %d%s" % (
         win + tuple(delays) + (par, batch, ", RocksDB" if rocks else ""))
     sql = []
@@ -355,6 +403,7 @@ def run_case(case):
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
     printed, probs = diffrun.print_inserts(p.stdout)
+    case.counts["session cases"] += win[0] == "SESSION"
     case.counts["late row-windows"] += late_pairs(lrows, delays[0], win) + late_pairs(rrows, delays[1], win)
     inputs = {"l": (lrows, delays[0]), "r": (rrows, delays[1])}
     for q in queries:
@@ -362,7 +411,7 @@ def run_case(case):
         for side in "LR":
             f = q["filter"]
             keep = FILTERS[f[1]][1] if f and f[0] == side else (lambda r: True)
-            per[side] = on_time(*inputs[q["tables"][side]], win, keep)
+            per[side] = on_time(*inputs[q["tables"][side]], win, keep, q["keys"])
             if q["shapes"][side] == "agg":
                 per[side] = aggregated(per[side], q["keys"])
         got = collections.Counter(parse_row(q, fields) for fields in printed.get("q%d" % q["qid"], []))
