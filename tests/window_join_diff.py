@@ -372,56 +372,95 @@ def gen_window(rng):
     return kind, size, slide, rng.choice([0, 0, 0, 200, -300, 700, 2700, -6100])
 
 
-def run_case(case):
-    rng = case.rng
-    delays = [rng.choice([0, 500, 1000, 3000]) for _ in "lr"]
-    win = gen_window(rng)
-    lrows = gen_rows(rng, rng.randint(0, 60), 1)
-    rrows = gen_rows(rng, rng.randint(0, 60), 1001)
-    par, batch = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024])
-    rocks = rng.random() < 0.25  # list state and timers in RocksDB
-    queries = [gen_query(rng, i, win) for i in range(rng.randint(1, 5))]
-    case.note = "%s size %d slide %d offset %d, delays %d/%d ms, parallelism %d, batch size %d%s" % (
-        win + tuple(delays) + (par, batch, ", RocksDB" if rocks else ""))
+class Job:
+    """One case's job: its window, the two inputs (rows and watermark
+    delay of each) and the queries, and how it runs."""
+
+    def __init__(self, rng):
+        self.delays = [rng.choice([0, 500, 1000, 3000]) for _ in "lr"]
+        self.win = gen_window(rng)
+        self.lrows = gen_rows(rng, rng.randint(0, 60), 1)
+        self.rrows = gen_rows(rng, rng.randint(0, 60), 1001)
+        self.parallelism, self.batch = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024])
+        self.rocks = rng.random() < 0.25  # list state and timers in RocksDB
+        self.queries = [gen_query(rng, i, self.win) for i in range(rng.randint(1, 5))]
+
+    def note(self):
+        return "%s size %d slide %d offset %d, delays %d/%d ms, parallelism %d, batch size %d%s" % (
+            self.win + tuple(self.delays) + (self.parallelism, self.batch, ", RocksDB" if self.rocks else ""))
+
+    def inputs(self):
+        """{table: (rows, watermark delay)}."""
+        return {"l": (self.lrows, self.delays[0]), "r": (self.rrows, self.delays[1])}
+
+
+def input_text(rows):
+    return "".join(json_line(r) + "\n" for r in rows)
+
+
+def job_sql(j):
+    """The job: tables l and r over l.json and r.json, a print sink q<i>
+    per query."""
     sql = []
-    for name, rows, delay in (("l", lrows, delays[0]), ("r", rrows, delays[1])):
+    for name, (rows, delay) in j.inputs().items():
         wm = "ts" if delay == 0 else "ts - INTERVAL '%d.%03d' SECOND" % (delay // 1000, delay % 1000)
         sql.append("CREATE TABLE %s (id BIGINT, k INT, g STRING, v INT, ts_ms BIGINT, "
                    "ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS %s) WITH ("
                    "'connector' = 'filesystem', 'path' = '%s.json', 'format' = 'json');" % (name, wm, name))
-        case.write(name + ".json", "".join(json_line(r) + "\n" for r in rows))
-    for q in queries:
+    for q in j.queries:
         cols = ["%s %s" % (c, "STRING" if c.endswith("_g") else "BIGINT") for c in sink_columns(q)]
         sql.append("CREATE TABLE q%d (%s, ws TIMESTAMP_LTZ(3), we TIMESTAMP_LTZ(3)) WITH ("
                    "'connector' = 'print', 'print-identifier' = 'q%d');" % (q["qid"], ", ".join(cols), q["qid"]))
         views = []
-        text = query_sql(q, win, views)
+        text = query_sql(q, j.win, views)
         sql += views
         sql.append("INSERT INTO q%d %s;" % (q["qid"], text))
-    case.write("job.sql", "\n".join(sql) + "\n")
-    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch, rocks), timeout=120)
-    if p.returncode != 0:
-        return [diffrun.failed_run(p)]
-    printed, probs = diffrun.print_inserts(p.stdout)
-    case.counts["session cases"] += win[0] == "SESSION"
-    case.counts["late row-windows"] += late_pairs(lrows, delays[0], win) + late_pairs(rrows, delays[1], win)
-    inputs = {"l": (lrows, delays[0]), "r": (rrows, delays[1])}
-    for q in queries:
+    return "\n".join(sql) + "\n"
+
+
+def out_kinds(q):
+    """The kinds of a query's output columns, as tests/restore_diff.py
+    reads its committed rows: "str", "big" or "ltz"."""
+    return ["str" if c.endswith("_g") else "big" for c in sink_columns(q)] + ["ltz", "ltz"]
+
+
+def check(j, printed, counts):
+    """The problems of the printed rows ({q<i>: [[field text, ...], ...]})
+    against the model."""
+    probs = []
+    counts["session cases"] += j.win[0] == "SESSION"
+    counts["late row-windows"] += sum(late_pairs(rows, delay, j.win) for rows, delay in j.inputs().values())
+    inputs = j.inputs()
+    for q in j.queries:
         per = {}
         for side in "LR":
             f = q["filter"]
             keep = FILTERS[f[1]][1] if f and f[0] == side else (lambda r: True)
-            per[side] = on_time(*inputs[q["tables"][side]], win, keep, q["keys"])
+            per[side] = on_time(*inputs[q["tables"][side]], j.win, keep, q["keys"])
             if q["shapes"][side] == "agg":
                 per[side] = aggregated(per[side], q["keys"])
         got = collections.Counter(parse_row(q, fields) for fields in printed.get("q%d" % q["qid"], []))
         if q["chain"]:
-            per["S"] = on_time(*inputs[q["chain"][1]], win, lambda r: True)
+            per["S"] = on_time(*inputs[q["chain"][1]], j.win, lambda r: True)
         probs += diffrun.multiset_problems(describe(q), expected(q, per), got)
-        case.counts["rows out"] += sum(got.values())
-        case.counts["cascades"] += q["cascade"]
-        case.counts["chained joins"] += q["chain"] is not None
+        counts["rows out"] += sum(got.values())
+        counts["cascades"] += q["cascade"]
+        counts["chained joins"] += q["chain"] is not None
     return probs
+
+
+def run_case(case):
+    j = Job(case.rng)
+    case.note = j.note()
+    for name, (rows, _) in j.inputs().items():
+        case.write(name + ".json", input_text(rows))
+    case.write("job.sql", job_sql(j))
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, j.parallelism, j.batch, j.rocks),
+                      timeout=120)
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    printed, probs = diffrun.print_inserts(p.stdout)
+    return probs + check(j, printed, case.counts)
 
 
 if __name__ == "__main__":
