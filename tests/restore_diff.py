@@ -24,6 +24,11 @@ that generator's oracle (both imported, no code shared with weir):
              DENSE_RANK; over window table functions and window
              aggregations) and window deduplication, TUMBLE, HOP and
              CUMULATE windows, late rows;
+  wjoin      window_join_diff.py: window joins (INNER / LEFT / RIGHT /
+             FULL) of two inputs with watermarks of their own, over
+             window table functions or window aggregations (SESSION
+             too), with a window aggregation or a second window join
+             after some; about one case in nine (WEIGHTS);
   retract    retract_diff.py: GROUP BY (by key or global, also over an
              inner GROUP BY) of every aggregate function over one
              debezium-json history (LISTAGG, COLLECT, ARRAY_AGG,
@@ -116,7 +121,7 @@ Runs on the shared differential driver (tests/support/diffrun.py).
 Usage: restore_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 [--families F]
 Environment: WEIR_SEED replays a run; WEIR_RDIFF_JOB=i runs job i of it;
-WEIR_RDIFF_JOBS sets the number of jobs (default 13, 4 under ASan);
+WEIR_RDIFF_JOBS sets the number of jobs (default 14, 4 under ASan);
 WEIR_RDIFF_FAMILIES (comma list, "-name" leaves one out);
 WEIR_RDIFF_OUT keeps failed jobs' folders; WEIR_RDIFF_NO_SKIP=1 draws the
 skipped shapes too.
@@ -142,13 +147,15 @@ import changelog_diff as cl  # noqa: E402
 import cdc_diff as cdc  # noqa: E402
 import window_rank_diff as wr  # noqa: E402
 import retract_diff as rd  # noqa: E402
+import window_join_diff as wj  # noqa: E402
 
-ALL_FAMILIES = {"window", "changelog", "cdc", "rank", "retract"}
+ALL_FAMILIES = {"window", "changelog", "cdc", "rank", "retract", "wjoin"}
 # How often a family is drawn, against 1 for each of the others: a retract
 # job is about one case in six, and one case more per run (13, not 12)
 # keeps the others' share near what it was, for about 5 % more time (a
 # retract case costs a little less than the average).
-WEIGHTS = {"retract": 0.8}
+# A window join job, about one in nine, came with one case more (14).
+WEIGHTS = {"retract": 0.8, "wjoin": 0.7}
 WINDOW_FEATS = sd.ALL_FEATS - {"late", "late-columns", "hint-options"}
 HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill", "again"]
 # Window jobs with early firings (sql_diff's feature emit draws them in a
@@ -505,6 +512,39 @@ class RankJob(ChangelogJob):
         return wr.check_lines(self.j, lines, collections.Counter())
 
 
+class WindowJoinJob(RankJob):
+    """Two input folders, l and r, each with one file there from the start
+    (window_join_diff's oracle models one split per input): a restored run
+    resumes with both read and the windows the watermarks have not closed
+    in the join's state (and in the window aggregations before and after
+    it), with their timers."""
+    family = "wjoin"
+
+    def __init__(self, case):
+        self.j = wj.Job(case.rng)
+        self.parallelism, self.batch = self.j.parallelism, self.j.batch
+        self.files = None
+
+    def text(self, interval):
+        text = file_sinks(wj.job_sql(self.j))
+        for name in self.j.inputs():
+            old = "'path' = '%s.json', 'format' = 'json')" % name
+            assert old in text
+            text = text.replace(old, "'path' = '%s', 'format' = 'json'%s)" % (name, monitor(interval)))
+        return text
+
+    def grow(self, case, i, last):
+        if i == 0:
+            for name, (rows, _) in self.j.inputs().items():
+                os.makedirs(case.path(name), exist_ok=True)
+                case.write(os.path.join(name, name + ".json"), wj.input_text(rows))
+
+    def problems(self, case):
+        lines = print_lines(case, [("q%d" % q["qid"], wj.out_kinds(q)) for q in self.j.queries])
+        printed, probs = diffrun.print_inserts("\n".join(lines))  # append-only: a -D is a problem
+        return probs + wj.check(self.j, printed, case.counts)
+
+
 class CdcJob:
     family = "cdc"
     options = []
@@ -730,6 +770,8 @@ def run_case(case):
         job = ChangelogJob(case)
     elif family == "rank":
         job = RankJob(case)
+    elif family == "wjoin":
+        job = WindowJoinJob(case)
     elif family == "retract":
         job = RetractJob(case, n_int + 1)
     else:
@@ -867,7 +909,7 @@ def add_args(ap):
 
 
 def main():
-    return diffrun.main("restore_diff", run_case, jobs_env="WEIR_RDIFF_JOBS", jobs=13, asan_jobs=4,
+    return diffrun.main("restore_diff", run_case, jobs_env="WEIR_RDIFF_JOBS", jobs=14, asan_jobs=4,
                         one_env="WEIR_RDIFF_JOB", unit="jobs", add_args=add_args, out_env="WEIR_RDIFF_OUT",
                         max_failures=5, timeout=120,
                         describe=lambda a: "families " + ",".join(sorted(families(a.families))))
