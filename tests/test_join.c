@@ -999,6 +999,81 @@ Test(join, bounded_join_drains_each_listed_key_once_per_bucket, .timeout = 120)
     ij_destroy(&x);
 }
 
+/* Key i of the long-key test: 150 bytes or more (their listings' length takes two bytes) when long, else short. */
+static void lk_key(char *buf, size_t n, int i, bool long_key)
+{
+    if (long_key)
+        snprintf(buf, n, "%0150d", i);
+    else
+        snprintf(buf, n, "s%d", i);
+}
+
+/*
+ * A bounded join lists keys of any length in its expiry buckets: 40 keys of
+ * 150 bytes and more (a listing's length in two bytes) between 40 short
+ * ones, two rows each at 100 and 101, interleaved; the even keys also have
+ * a row at 1500. At W = 1200 the first bucket drops the 160 rows of 100
+ * and 101 of every key (a length read wrong names keys that do not exist
+ * or loses the listings after it), and right rows at 1300 find only the
+ * even keys' rows at 1500. A bucket opened after that drain takes the
+ * drained one's block, and its rows go at W = 3100 as well (right rows at
+ * 3200 find nothing).
+ */
+Test(join, bounded_join_drains_long_keys, .timeout = 120)
+{
+    weir_join_config jc = {.type = WEIR_JOIN_INNER, .bounded = {true, false}, .bound_col = {1, 0},
+                           .bound_off = {10, 0}, .bound_step_ms = 1000, .insert_only = {true, true}};
+    ij x;
+    memset(&x, 0, sizeof x);
+    x.in = th_schema("k STRING, t BIGINT");
+    x.out = th_schema("lk STRING, lt BIGINT, rk STRING, rt BIGINT");
+    for (int s = 0; s < 2; s++)
+        x.src[s] = th_usource_create(x.in, 1);
+    ij_start_ex(&x, jc, "Join", 1, NULL);
+    char key[200];
+    for (int64_t t = 100; t <= 101; t++)
+        for (int i = 0; i < 80; i++) {
+            lk_key(key, sizeof key, i, i % 4 < 2);
+            th_source_row(x.src[L], 0, t, key, t);
+        }
+    for (int i = 0; i < 80; i += 2) {
+        lk_key(key, sizeof key, i, i % 4 < 2);
+        th_source_row(x.src[L], 0, 1500, key, (int64_t)1500);
+    }
+    th_source_row(x.src[R], 0, 1200, "none", (int64_t)1200); /* W = 1200: bucket 1000 (bounds 110, 111) */
+    cr_assert(th_collect_wait_watermark(x.sink, 1200, GUARD_MS));
+    cr_assert_eq(th_metric(x.job, "*expired_rows"), 160);
+    for (int i = 0; i < 80; i++) {
+        lk_key(key, sizeof key, i, i % 4 < 2);
+        th_source_row(x.src[R], 0, 1300, key, (int64_t)1300);
+    }
+    /* A bucket opened after a drain (its block the drained one's): the long keys again at 2500 */
+    for (int i = 0; i < 80; i += 4) {
+        lk_key(key, sizeof key, i, true);
+        th_source_row(x.src[L], 0, 2500, key, (int64_t)2500);
+    }
+    th_source_row(x.src[L], 0, 3100, "end", (int64_t)3100);
+    th_source_row(x.src[R], 0, 3100, "none", (int64_t)3100); /* W = 3100: buckets 2000 and 3000 */
+    cr_assert(th_collect_wait_watermark(x.sink, 3100, GUARD_MS));
+    cr_assert_eq(th_metric(x.job, "*expired_rows"), 160 + 40 + 20);
+    for (int i = 0; i < 80; i++) {
+        lk_key(key, sizeof key, i, i % 4 < 2);
+        th_source_row(x.src[R], 0, 3200, key, (int64_t)3200); /* nothing left to match */
+    }
+    th_source_end_all(x.src[L]);
+    th_source_end_all(x.src[R]);
+    cr_assert_eq(weir_job_wait(x.job), 0, "%s", weir_job_error(x.job));
+    /* 40 pairs with the 1500 rows, 20 of the 2500 rows with the right rows at 1300; none at 3200 */
+    cr_assert_eq(th_collect_count(x.sink), 60, "%s", th_collect_text(x.sink, true));
+    const char *out = th_collect_text(x.sink, true);
+    cr_assert(!strstr(out, ",100,") && !strstr(out, ",101,") && !strstr(out, ",3200\n"), "%s", out);
+    lk_key(key, sizeof key, 76, true);
+    char want[512];
+    snprintf(want, sizeof want, "+I %s,1500,%s,1300\n", key, key);
+    cr_assert(strstr(out, want) && strstr(out, "+I s78,1500,s78,1300\n"), "%s", out);
+    ij_destroy(&x);
+}
+
 /*
  * A bounded join's rows survive a checkpoint and are still dropped after a
  * restore at another parallelism: eight left rows of distinct keys (bound

@@ -366,6 +366,38 @@ static int same_visit(void *ud, const void *v, size_t len)
     return 0;
 }
 
+Test(memory, small_logs_move_whole_keeping_their_elements)
+{
+    /*
+     * A log of up to about 1 KiB moves whole into a larger record as it
+     * grows, then goes on in chunks. Each element after the first is the
+     * log's first element appended from a read pointer (its bytes lie in
+     * the record being replaced), through both regimes and a snapshot
+     * restored halfway: every element comes back with the first one's bytes.
+     */
+    weir__backend *be = mkbe("memory", 0, 128, no_clock());
+    weir_state *l = reg(be, "l", WEIR_STATE_LIST, 0, 0);
+    char e[300];
+    size_t len = big_elem(2, 2, e); /* 97 bytes: a record move every few elements */
+    cr_assert_eq(setk(be, "small"), 0);
+    cr_assert_eq(weir_list_add(l, NS(""), e, len), 0);
+    for (int i = 1; i < 40; i++) {
+        if (i == 7) {
+            snapshot_restore_all(be);
+            cr_assert_eq(setk(be, "small"), 0);
+        }
+        big_check f = {0};
+        cr_assert_eq(weir_list_get(l, NS(""), big_first, &f), 0);
+        cr_assert_eq(weir_list_add(l, NS(""), f.first, f.first_len), 0);
+        same_check sc = {.len = len};
+        memcpy(sc.want, e, len);
+        cr_assert_eq(weir_list_get(l, NS(""), same_visit, &sc), 0);
+        cr_assert_eq(sc.n, i + 1, "after %d appends: %d elements", i, sc.n);
+        cr_assert_eq(sc.bad, 0, "after %d appends: %d elements differ", i, sc.bad);
+    }
+    weir__backend_destroy(be);
+}
+
 Test(memory, log_chunks_keep_their_elements_through_a_snapshot)
 {
     /*

@@ -100,6 +100,7 @@
 #include "ops/rowcodec.h"
 #include "runtime/checkpoint.h"
 #include "state/backend.h"
+#include "util/bigmem.h"
 #include "weir/state.h"
 
 /* Prefetch distances in rows of a batch: the table slot of row r + PF_SLOT's
@@ -124,19 +125,32 @@ typedef struct cand_ref {
 } cand_ref;
 
 /* Keys of one side whose rows expire by `ts` (bounded joins). keys: per
- * listing, u64 hash, u32 length, the key bytes, appended as rows are
- * stored: a key is listed once per stored row (only a repeat of the last
- * listing is skipped), so listing one costs no lookup; the listings are
- * made unique when the bucket is drained (drain_keys). */
+ * listing, the key's length (LEB128, one or two bytes) and its bytes,
+ * appended as rows are stored: a key is listed once per stored row (only
+ * a repeat of the last listing is skipped), so listing one costs no
+ * lookup; the listings are made unique when the bucket is drained
+ * (drain_keys), which hashes them again. A listing holds no hash: at the
+ * reference rate a bucket lists every row of the run (q7: 1.8 M at 2 M
+ * events), and listings of a u64 hash, a u32 length and the key (21 bytes
+ * for q7's prices, 10 now) were an eighth of the job's memory. They live
+ * in a util/bigmem block: huge pages once it is large, one page fault per
+ * 2 MiB; in 4 KiB pages they took three quarters of q7's page faults. */
 typedef struct exp_bucket {
     weir_ts ts;
-    weir_buf keys;
-    size_t last; /* offset of the last listing + 1; 0: none */
+    uint8_t *keys; /* weir__bigmem block */
+    size_t len, cap;
+    size_t last;        /* offset of the last listing + 1; 0: none */
+    uint64_t last_hash; /* its key's hash (a repeat is told from others without a compare) */
 } exp_bucket;
 
+/* A drained bucket's block is kept for the next bucket (spare): past the
+ * first bound, a bucket drains about as often as one opens, and each
+ * fresh block was pages to fault in and zero again. */
 typedef struct exp_queue {
     exp_bucket *b; /* ascending ts */
     uint32_t n, cap;
+    uint8_t *spare; /* weir__bigmem block of spare_cap bytes, or NULL */
+    size_t spare_cap;
 } exp_queue;
 
 /* The join key of a row of the batch at hand (batch_keys): its hash, and
@@ -529,9 +543,9 @@ static void join_close(void *op)
     weir_buf_fini(&j->row);
     weir_buf_fini(&j->val);
     for (int s = 0; s < 2; s++) {
-        for (uint32_t i = 0; i < j->expq[s].n; i++) {
-            weir_buf_fini(&j->expq[s].b[i].keys);
-        }
+        for (uint32_t i = 0; i < j->expq[s].n; i++)
+            weir__bigmem_free(j->expq[s].b[i].keys);
+        weir__bigmem_free(j->expq[s].spare);
         weir_free(j->expq[s].b);
     }
     weir_free(j);
@@ -569,12 +583,63 @@ static weir_ts row_expiry(const weir_join_config *c, int s, int64_t t)
     return t + off;
 }
 
+/* A listing's length fits two LEB128 bytes: a join key is at most the core's key buffer. */
+_Static_assert(sizeof(((weir_join_core *)0)->key) < (1u << 14), "a listing's key length takes at most two bytes");
+
+/* Reads the listing at p: its key's length into *klen; returns the length's size in bytes. */
+static inline size_t listing_len(const uint8_t *p, uint32_t *klen)
+{
+    if (p[0] < 0x80) {
+        *klen = p[0];
+        return 1;
+    }
+    *klen = (uint32_t)(p[0] & 0x7f) | (uint32_t)p[1] << 7;
+    return 2;
+}
+
+/* Room for extra more bytes of listings in bucket b (from q's spare block first). */
+static int bucket_reserve(exp_queue *q, exp_bucket *b, size_t extra)
+{
+    if (b->cap - b->len >= extra)
+        return 0;
+    if (!b->keys && q->spare && q->spare_cap >= extra) {
+        b->keys = q->spare;
+        b->cap = q->spare_cap;
+        q->spare = NULL;
+        q->spare_cap = 0;
+        return 0;
+    }
+    size_t cap = b->cap ? 2 * b->cap : 4096;
+    while (cap - b->len < extra)
+        cap *= 2;
+    uint8_t *k = b->keys ? weir__bigmem_grow(b->keys, b->len, cap) : weir__bigmem_alloc(cap, 64);
+    if (!k)
+        return WEIR_ENOMEM;
+    b->keys = k;
+    b->cap = cap;
+    return 0;
+}
+
+/* Bucket b's block once it is drained: q's spare when larger than the one it has. */
+static void bucket_release(exp_queue *q, exp_bucket *b)
+{
+    if (b->cap > q->spare_cap) {
+        weir__bigmem_free(q->spare);
+        q->spare = b->keys;
+        q->spare_cap = b->cap;
+    } else {
+        weir__bigmem_free(b->keys);
+    }
+    b->keys = NULL;
+    b->cap = b->len = 0;
+}
+
 /*
- * Lists the key (bytes and hash) in side s's bucket of time ts. Listings
- * are appended, one per stored row (a repeat of the bucket's last listing
- * is skipped): a set of the keys listed so far made every listing a cache
- * miss when the keys are many (q7's prices), and most buckets of a run at
- * the reference rate are never drained (the end of the input drops no row).
+ * Lists the key in side s's bucket of time ts. Listings are appended, one
+ * per stored row (a repeat of the bucket's last listing is skipped): a set
+ * of the keys listed so far made every listing a cache miss when the keys
+ * are many (q7's prices), and most buckets of a run at the reference rate
+ * are never drained (the end of the input drops no row).
  */
 static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t klen, uint64_t hash)
 {
@@ -598,27 +663,30 @@ static int expq_add(join_op *j, int s, weir_ts ts, const void *key, uint32_t kle
         q->n++;
         b = &q->b[i];
         *b = (exp_bucket){.ts = ts};
-        weir_buf_init(&b->keys);
     }
-    if (b->last) {
-        const uint8_t *e = b->keys.data + b->last - 1;
-        uint64_t eh;
+    if (b->last && b->last_hash == hash) {
+        const uint8_t *e = b->keys + b->last - 1;
         uint32_t el;
-        memcpy(&eh, e, 8);
-        memcpy(&el, e + 8, 4);
-        if (eh == hash && el == klen && !memcmp(e + 12, key, klen))
+        size_t hs = listing_len(e, &el);
+        if (el == klen && !memcmp(e + hs, key, klen))
             return 0;
     }
-    /* one reservation, not a call per field: a listing is made per stored row */
-    if (weir_buf_reserve(&b->keys, 12 + (size_t)klen))
+    if (bucket_reserve(q, b, 2 + (size_t)klen))
         return WEIR_ENOMEM;
-    size_t at = b->keys.len;
-    uint8_t *e = b->keys.data + at;
-    memcpy(e, &hash, 8);
-    memcpy(e + 8, &klen, 4);
-    memcpy(e + 12, key, klen);
-    b->keys.len += 12 + (size_t)klen;
+    size_t at = b->len;
+    uint8_t *e = b->keys + at;
+    size_t hs = 1;
+    if (klen < 0x80) {
+        e[0] = (uint8_t)klen;
+    } else {
+        e[0] = (uint8_t)(klen | 0x80);
+        e[1] = (uint8_t)(klen >> 7);
+        hs = 2;
+    }
+    memcpy(e + hs, key, klen);
+    b->len += hs + (size_t)klen;
     b->last = at + 1;
+    b->last_hash = hash;
     return 0;
 }
 
@@ -627,6 +695,12 @@ typedef struct listing {
     uint64_t hash;
     size_t off;
 } listing;
+
+/* The key of the listing at off of bucket b: its bytes, and its length in *klen. */
+static inline const uint8_t *listing_key(const exp_bucket *b, size_t off, uint32_t *klen)
+{
+    return b->keys + off + listing_len(b->keys + off, klen);
+}
 
 /*
  * Sorts n listings by the high 32 bits of their hash (four passes of a
@@ -647,14 +721,12 @@ static void sort_listings(listing *v, listing *tmp, size_t n)
     }
 }
 
-/* Whether the listings at offsets a and b of keys name the same key. */
-static bool same_listing(const weir_buf *keys, size_t a, size_t b)
+/* Whether the listings x and y of bucket b name the same key. */
+static bool same_listing(const exp_bucket *b, const listing *x, const listing *y)
 {
-    const uint8_t *x = keys->data + a, *y = keys->data + b;
     uint32_t xl, yl;
-    memcpy(&xl, x + 8, 4);
-    memcpy(&yl, y + 8, 4);
-    return !memcmp(x, y, 8) && xl == yl && !memcmp(x + 12, y + 12, xl);
+    const uint8_t *xk = listing_key(b, x->off, &xl), *yk = listing_key(b, y->off, &yl);
+    return x->hash == y->hash && xl == yl && !memcmp(xk, yk, xl);
 }
 
 /*
@@ -665,10 +737,9 @@ static bool same_listing(const weir_buf *keys, size_t a, size_t b)
 static int drain_keys(const exp_bucket *b, listing **out, size_t *n_out)
 {
     size_t n = 0;
-    for (size_t off = 0; off < b->keys.len; n++) {
+    for (size_t off = 0; off < b->len; n++) {
         uint32_t klen;
-        memcpy(&klen, b->keys.data + off + 8, 4);
-        off += 12 + (size_t)klen;
+        off += listing_len(b->keys + off, &klen) + (size_t)klen;
     }
     *out = NULL;
     *n_out = 0;
@@ -678,12 +749,11 @@ static int drain_keys(const exp_bucket *b, listing **out, size_t *n_out)
     if (!v)
         return WEIR_ENOMEM;
     size_t i = 0;
-    for (size_t off = 0; off < b->keys.len; i++) {
+    for (size_t off = 0; off < b->len; i++) {
         uint32_t klen;
-        memcpy(&v[i].hash, b->keys.data + off, 8);
-        memcpy(&klen, b->keys.data + off + 8, 4);
-        v[i].off = off;
-        off += 12 + (size_t)klen;
+        const uint8_t *key = listing_key(b, off, &klen);
+        v[i] = (listing){weir_key_hash(key, klen), off};
+        off = (size_t)(key - b->keys) + klen;
     }
     sort_listings(v, v + n, n);
     size_t kept = 0;
@@ -695,7 +765,7 @@ static int drain_keys(const exp_bucket *b, listing **out, size_t *n_out)
         for (size_t x = run; x < end; x++) {
             bool seen = false;
             for (size_t y = first; y < kept && !seen; y++)
-                seen = same_listing(&b->keys, v[y].off, v[x].off);
+                seen = same_listing(b, &v[y], &v[x]);
             if (!seen)
                 v[kept++] = v[x];
         }
@@ -1414,14 +1484,13 @@ static int expq_drain(join_op *j, weir_op_ctx *ctx, weir_ts wm)
             if (wm != WEIR_TS_MAX)
                 rc = drain_keys(b, &v, &n);
             for (size_t i = 0; !rc && i < n; i++) {
-                const uint8_t *e = b->keys.data + v[i].off;
                 uint32_t klen;
-                memcpy(&klen, e + 8, 4);
-                if (!(rc = weir_op_set_key_hashed(ctx, e + 12, klen, v[i].hash)))
+                const uint8_t *key = listing_key(b, v[i].off, &klen);
+                if (!(rc = weir_op_set_key_hashed(ctx, key, klen, v[i].hash)))
                     rc = expire_rows(j, ctx, s, b->ts);
             }
             weir_free(v);
-            weir_buf_fini(&b->keys);
+            bucket_release(q, b);
         }
         if (done) {
             memmove(q->b, q->b + done, (q->n - done) * sizeof *q->b);
