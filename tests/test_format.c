@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format/codec.h"
 #include "format/convert.h"
 #include "time/timefmt.h"
 #include "weir/format.h"
@@ -1093,6 +1094,125 @@ Test(json, decode_line_equals_framing_then_decoding)
         weir_buf_fini(&in);
     }
     cr_assert_gt(fused_rows, 500, "only %u good rows were drawn", fused_rows);
+    weir_decoder_destroy(d);
+    weir_schema_destroy(s);
+}
+
+/* The shape weir__fast_ts takes, checked a byte at a time. */
+static bool fast_ts_shape(const char *s)
+{
+    static const char shape[] = "0000-00-00 00:00:00.000";
+    for (size_t i = 0; i < 23; i++) {
+        if (i == 10 ? s[i] != ' ' && s[i] != 'T'
+            : shape[i] == '0' ? (unsigned)(s[i] - '0') > 9
+                              : s[i] != shape[i])
+            return false;
+    }
+    return true;
+}
+
+static uint64_t ts_rng_next(uint64_t *st)
+{
+    *st = *st * 6364136223846793005u + 1442695040888963407u;
+    return *st >> 33;
+}
+
+/*
+ * The fast timestamp path reads its digits and separators as words: it
+ * must take exactly the texts of its shape with fields in range, and give
+ * what the general parser gives. Texts: valid ones with up to three bytes
+ * changed, often to a byte next to a digit or separator ('/', ':', 0xB0,
+ * 0xFF carries into the next byte).
+ */
+Test(json, fast_timestamp_path_agrees_with_the_general_parser)
+{
+    static const unsigned char bytes[] = {'0', '5', '9', '/', ':', '-', '.', ' ', 'T', 0,
+                                          0x7f, 0x80, 0xB0, 0xB9, 0xF9, 0xFA, 0xFF, 'a'};
+    uint64_t st = 36;
+    unsigned taken = 0;
+    for (int i = 0; i < 300000; i++) {
+        char s[24];
+        snprintf(s, sizeof s, "%04u-%02u-%02u%c%02u:%02u:%02u.%03u",
+                 (unsigned)ts_rng_next(&st) % 10000, 1 + (unsigned)ts_rng_next(&st) % 12,
+                 1 + (unsigned)ts_rng_next(&st) % 31, ts_rng_next(&st) & 1 ? ' ' : 'T',
+                 (unsigned)ts_rng_next(&st) % 25, (unsigned)ts_rng_next(&st) % 61,
+                 (unsigned)ts_rng_next(&st) % 61, (unsigned)ts_rng_next(&st) % 1000);
+        for (unsigned k = (unsigned)ts_rng_next(&st) % 4; k > 0; k--)
+            s[ts_rng_next(&st) % 23] =
+                (char)(ts_rng_next(&st) % 4 ? bytes[ts_rng_next(&st) % sizeof bytes]
+                                            : ts_rng_next(&st));
+        int64_t fast = 0, general = 0;
+        bool took = weir__fast_ts(s, 23, &fast);
+        int mo = (s[5] - '0') * 10 + s[6] - '0', d = (s[8] - '0') * 10 + s[9] - '0';
+        int h = (s[11] - '0') * 10 + s[12] - '0', mi = (s[14] - '0') * 10 + s[15] - '0';
+        int se = (s[17] - '0') * 10 + s[18] - '0';
+        bool in_range = mo >= 1 && mo <= 12 && d >= 1 && d <= 28 && h <= 23 &&
+                        mi <= 59 && se <= 59;
+        cr_assert_eq(took, fast_ts_shape(s) && in_range, "text %.23s: fast path %s it", s,
+                     took ? "took" : "refused");
+        if (!took)
+            continue;
+        taken++;
+        cr_assert_eq(weir__parse_ts(s, 23, &general, NULL), 0, "text %.23s", s);
+        cr_assert_eq(fast, general, "text %.23s: %lld, general parser %lld", s,
+                     (long long)fast, (long long)general);
+    }
+    cr_assert_gt(taken, 10000u);
+}
+
+/*
+ * A key is matched against the column expected next in one comparison of
+ * its bytes (name + "\":"); only that exact key may match there: not one
+ * the name is a prefix of, nor a shorter one, and an escaped key, space
+ * before the ':', a name too long for the comparison or one JSON escapes
+ * still find their column the general way.
+ */
+Test(json, expected_key_matches_only_that_key)
+{
+    weir_schema *s = weir_schema_create();
+    weir_schema_add(s, "name", weir_type_make(WEIR_TYPE_STRING, true));
+    weir_schema_add(s, "a_name_of_16_chr", weir_type_make(WEIR_TYPE_BIGINT, true));
+    weir_schema_add(s, "q\"t", weir_type_make(WEIR_TYPE_BIGINT, true));
+    weir_schema_add(s, "n", weir_type_make(WEIR_TYPE_BIGINT, true));
+    weir_format_options opt;
+    weir_format_options_init(&opt, WEIR_FORMAT_JSON);
+    weir_decoder *d;
+    weir_error err;
+    cr_assert_eq(weir_decoder_create(&opt, s, &d, &err), 0);
+    weir_batch *b = weir_batch_create(s, 16);
+    static const struct {
+        const char *rec, *name;
+        int64_t long_name, quoted, n;
+    } cases[] = {
+        {"{\"name\":\"plain\",\"a_name_of_16_chr\":1,\"q\\\"t\":2,\"n\":3}", "plain", 1, 2, 3},
+        {"{\"namex\":\"x\",\"nam\":\"y\",\"name\" :\"spaced\",\"n\":4}", "spaced", -1, -1, 4},
+        {"{\"n\\u0061me\":\"escaped\",\"nx\":9,\"n\":5}", "escaped", -1, -1, 5},
+        {"{\"name\":\"last key short\",\"n\":6}", "last key short", -1, -1, 6},
+    };
+    for (uint32_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        weir_decode_error de;
+        cr_assert_eq(weir_decoder_decode(d, cases[i].rec, strlen(cases[i].rec), b, &de), 0,
+                     "%s: %s", cases[i].rec, de.message);
+        uint32_t n;
+        const char *v = weir_batch_str(b, 0, i, &n);
+        cr_assert(n == strlen(cases[i].name) && memcmp(v, cases[i].name, n) == 0,
+                  "%s: name %.*s", cases[i].rec, (int)n, v);
+        const int64_t want[3] = {cases[i].long_name, cases[i].quoted, cases[i].n};
+        for (uint32_t c = 1; c < 4; c++) {
+            bool null = weir_batch_is_null(b, c, i);
+            cr_assert_eq(null, want[c - 1] < 0, "%s: column %u", cases[i].rec, c);
+            if (!null)
+                cr_assert_eq(WEIR_COL_I64(b, c)[i], want[c - 1], "%s: column %u",
+                             cases[i].rec, c);
+        }
+    }
+    /* the name q"t written bare is no key q"t: the record is bad */
+    const char *bad = "{\"name\":\"x\",\"a_name_of_16_chr\":1,\"q\"t\":2,\"n\":3,\"unknown\":0}";
+    weir_decode_error de;
+    cr_assert_eq(weir_decoder_decode(d, bad, strlen(bad), b, &de), WEIR_EPARSE);
+    cr_assert(strstr(de.message, "expected ':' after object key \"q\"") != NULL, "%s",
+              de.message);
+    weir_batch_destroy(b);
     weir_decoder_destroy(d);
     weir_schema_destroy(s);
 }

@@ -22,6 +22,12 @@ struct weir_decoder {
     uint32_t *name_len;
     uint32_t
         guess; /* the column expected next: keys usually keep their order */
+    /* Per column: the bytes of its key as a record holds it, name + "\":"
+     * (16 at most; 0: a name too long or one JSON escapes), matched
+     * against the record in one comparison where the key expected next
+     * stands. */
+    char (*key_pat)[16];
+    uint8_t *key_pat_len;
     /* Per record: which columns were seen (== gen) and which are NULL. */
     uint32_t *seen;
     uint32_t gen;
@@ -107,17 +113,44 @@ static inline int weir__digit2(const char *s)
  * write; anything else goes to the general parser. Returns false if the
  * text does not have this shape.
  */
+static inline uint64_t weir__load8(const char *s)
+{
+    uint64_t v;
+    memcpy(&v, s, 8);
+    return v;
+}
+
+/*
+ * Whether the 8 bytes at s are the digits and separators of shape: a '0'
+ * there stands for any digit, any other byte for itself. Words, not bytes:
+ * a byte b is a digit when its high nibble and that of b + 6 are both 3.
+ */
+static inline bool weir__digits_shaped(const char *s, const char shape[8])
+{
+    const uint64_t w = weir__load8(s), z = UINT64_C(0x3030303030303030),
+                   hi = UINT64_C(0xF0F0F0F0F0F0F0F0),
+                   six = UINT64_C(0x0606060606060606),
+                   threes = UINT64_C(0x3333333333333333);
+    /* sep: all ones at the separators, whose bytes must be equal (x's
+     * nibbles or-ed into each low nibble, then that made 0 or 1) */
+    const uint64_t sh = weir__load8(shape), x = sh ^ z,
+                   lo = (x | (x >> 4)) & UINT64_C(0x0F0F0F0F0F0F0F0F),
+                   sep = (((lo + UINT64_C(0x0F0F0F0F0F0F0F0F)) >> 4) &
+                          UINT64_C(0x0101010101010101)) * 0xFF;
+    const uint64_t digits = (w & ~sep) | (z & sep);
+    return (w & sep) == (sh & sep) &&
+           ((digits & hi) | (((digits + six) & hi) >> 4)) == threes;
+}
+
 static inline bool weir__fast_ts(const char *s, size_t n, int64_t *out)
 {
-    if (n != 23 || s[4] != '-' || s[7] != '-' ||
-        (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' ||
-        s[19] != '.')
+    /* four overlapping words around s[10], ' ' or 'T' */
+    if (n != 23 || (s[10] != ' ' && s[10] != 'T') ||
+        !weir__digits_shaped(s, "0000-00-") ||
+        !weir__digits_shaped(s + 2, "00-00-00") ||
+        !weir__digits_shaped(s + 11, "00:00:00") ||
+        !weir__digits_shaped(s + 15, "0:00.000"))
         return false;
-    static const int8_t digit_at[] = {0,  1,  2,  3,  5,  6,  8,  9, 11,
-                                      12, 14, 15, 17, 18, 20, 21, 22};
-    for (size_t i = 0; i < sizeof digit_at; i++)
-        if ((unsigned)(s[digit_at[i]] - '0') > 9)
-            return false;
     int mo = weir__digit2(s + 5), d = weir__digit2(s + 8),
         h = weir__digit2(s + 11), mi = weir__digit2(s + 14),
         se = weir__digit2(s + 17);

@@ -179,6 +179,8 @@ void weir_decoder_destroy(weir_decoder *d)
     weir_free(d->isnull);
     weir_free(d->name_len);
     weir_free(d->slots);
+    weir_free(d->key_pat);
+    weir_free(d->key_pat_len);
     if (d->require_why)
         for (uint32_t c = 0; c < d->ncols; c++)
             weir_free(d->require_why[c]);

@@ -33,14 +33,40 @@ static uint32_t hash_name(const char *s, size_t n)
     return h;
 }
 
+/* Whether a key named name[0, n) is written as these bytes in any JSON:
+ * printable ASCII that needs no escape. */
+static bool plain_name(const char *name, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (name[i] < 0x20 || name[i] > 0x7e || name[i] == '"' || name[i] == '\\')
+            return false;
+    return true;
+}
+
+static void key_patterns(weir_decoder *d)
+{
+    for (uint32_t c = 0; c < d->ncols; c++) {
+        size_t n = d->name_len[c];
+        if (n + 2 > sizeof d->key_pat[c] || !plain_name(d->schema->fields[c].name, n))
+            continue;
+        memcpy(d->key_pat[c], d->schema->fields[c].name, n);
+        memcpy(d->key_pat[c] + n, "\":", 2);
+        d->key_pat_len[c] = (uint8_t)(n + 2);
+    }
+}
+
 int weir__json_decoder_init(weir_decoder *d)
 {
     uint32_t cap = 8;
     while (cap < d->ncols * 2)
         cap *= 2;
     d->slots = weir_calloc(cap, sizeof *d->slots);
-    if (!d->slots)
+    uint32_t n = d->ncols ? d->ncols : 1;
+    d->key_pat = weir_calloc(n, sizeof *d->key_pat);
+    d->key_pat_len = weir_calloc(n, 1);
+    if (!d->slots || !d->key_pat || !d->key_pat_len)
         return WEIR_ENOMEM;
+    key_patterns(d);
     d->slot_mask = cap - 1;
     /* Insert in reverse so that, were two names equal, the first column wins.
      */
@@ -81,6 +107,31 @@ static inline int lookup(weir_decoder *d, const char *k, size_t n)
         h = (h + 1) & d->slot_mask;
     }
     return -1;
+}
+
+/*
+ * The key that opens at p (its quote) when it is the one expected next,
+ * written plain and followed at once by ':': returns the position after
+ * the ':', or NULL (the key is read the general way).
+ */
+static inline const char *expected_key(const weir_decoder *d, const char *p,
+                                       const char *end)
+{
+    uint32_t g = d->guess;
+    if (g >= d->ncols || !d->key_pat_len[g] || end - p < 17)
+        return NULL;
+    unsigned n = d->key_pat_len[g];
+#if defined(__SSE2__)
+    __m128i eq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 1)),
+                                _mm_loadu_si128((const __m128i *)(const void *)d->key_pat[g]));
+    unsigned want = (1u << n) - 1;
+    if (((unsigned)_mm_movemask_epi8(eq) & want) != want)
+        return NULL;
+#else
+    if (memcmp(p + 1, d->key_pat[g], n) != 0)
+        return NULL;
+#endif
+    return p + 1 + n;
 }
 
 /* Whitespace between tokens; in line mode a line break ends the record. */
@@ -955,21 +1006,28 @@ int weir__json_decode(weir_decoder *d, const char *rec, size_t len,
                      describe_char(p, end, msg, sizeof msg));
                 return WEIR_EPARSE;
             }
-            const char *k;
-            size_t kn;
-            const char *key_at = p;
-            if (!(p = parse_string(d, p + 1, end, &k, &kn)))
-                return WEIR_EPARSE;
-            int col = lookup(d, k, kn);
-            p = skip_ws(d, p, end);
-            if (p >= end || *p != ':') {
-                char key[64];
-                weir__fmt_describe_text(key_at + 1, kn, key, sizeof key);
-                FAIL(d, p, "expected ':' after object key %s, found %s", key,
-                     describe_char(p, end, msg, sizeof msg));
-                return WEIR_EPARSE;
+            int col = (int)d->guess;
+            const char *after = expected_key(d, p, end);
+            if (after) {
+                p = after;
+            } else {
+                const char *k;
+                size_t kn;
+                const char *key_at = p;
+                if (!(p = parse_string(d, p + 1, end, &k, &kn)))
+                    return WEIR_EPARSE;
+                col = lookup(d, k, kn);
+                p = skip_ws(d, p, end);
+                if (p >= end || *p != ':') {
+                    char key[64];
+                    weir__fmt_describe_text(key_at + 1, kn, key, sizeof key);
+                    FAIL(d, p, "expected ':' after object key %s, found %s", key,
+                         describe_char(p, end, msg, sizeof msg));
+                    return WEIR_EPARSE;
+                }
+                p++;
             }
-            p = skip_ws(d, p + 1, end);
+            p = skip_ws(d, p, end);
             if (col < 0) {
                 p = skip_value(d, p, end, 1);
             } else {
