@@ -1633,14 +1633,13 @@ static void check_bids_sequential(const weir_nexmark_config *c, uint64_t from,
         uint32_t chan;
         seq_bid(c, n, &want, &chan);
         const weir_nexmark_bid *got = &ev.u.bid;
-        nx_channel ch = weir__nexmark_tables.chan[chan];
+        const char *slot = nx_chan_slot(chan);
         cr_assert(got->auction == want.auction && got->bidder == want.bidder &&
                       got->price == want.price &&
                       got->extra == want.extra &&
                       got->extra_len == want.extra_len &&
-                      got->channel ==
-                          weir__nexmark_tables.chan_text + ch.off &&
-                      got->channel_len == ch.name_len,
+                      got->channel == slot + 2 &&
+                      got->channel_len == (uint8_t)slot[0],
                   "event %" PRIu64 ": auction %" PRId64 "/%" PRId64
                   " bidder %" PRId64 "/%" PRId64 " price %" PRId64 "/%" PRId64
                   " extra len %u/%u",

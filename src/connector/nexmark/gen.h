@@ -28,7 +28,6 @@
 #define NX_MAX_AVG_BYTES (256u * 1024u)
 #define NX_NUM_CHANNELS 10000u
 #define NX_NUM_HOT_CHANNELS 4u
-#define NX_URL_CAP 96u
 /* Hot ids are the first of each block of this many recent ids. */
 #define NX_HOT_BLOCK 100
 /* How many not-yet-created people/auctions a random pick may reach ahead. */
@@ -37,15 +36,21 @@
 #define NX_MAX_STEPS 10
 
 /*
- * A channel: its name and URL, stored back to back in chan_text. The small
- * index entries are what a bid touches; the text is read only when the
- * channel or url column is wanted (the text is too big for L1/L2 to keep).
+ * A channel's slot in chan_text: its name's length, its URL's length, then
+ * the name and the URL back to back. A fixed-size slot at c * NX_CHAN_SLOT
+ * lets a reader prefetch channel c's text from c alone, and the lengths
+ * ride in the text's first cache line (the text is too big for L1/L2 to
+ * keep, so each bid's channel is a miss unless prefetched).
+ *
+ * The longest text: "channel-9999" (12 bytes; the hot names are shorter)
+ * and a URL of "https://www.nexmark.com/" (24), three directories of at
+ * most 4 characters and a '/' (15), "item.htm?query=1" (16),
+ * "&channel_id=" (12) and an id of at most 10 digits.
  */
-typedef struct nx_channel {
-    uint32_t off; /* of the name in chan_text; the URL follows it */
-    uint8_t name_len;
-    uint8_t url_len;
-} nx_channel;
+#define NX_CHAN_TEXT_MAX (12u + 24u + 3u * 5u + 16u + 12u + 10u)
+#define NX_CHAN_SLOT 96u
+_Static_assert(2 + NX_CHAN_TEXT_MAX <= NX_CHAN_SLOT,
+               "a channel's lengths and text fit its slot");
 
 /* Channels 0 .. NX_NUM_CHANNELS-1 are "channel-<i>"; the hot ones follow. */
 #define NX_HOT_CHANNEL_BASE NX_NUM_CHANNELS
@@ -54,8 +59,8 @@ typedef struct nx_channel {
 typedef struct nx_tables {
     /* pow10[256 * j + i] = 10^(6 * i / 256^(j+1)), times 100 for j = 0. */
     double pow10[1024];
-    nx_channel chan[NX_ALL_CHANNELS];
-    char chan_text[NX_ALL_CHANNELS * NX_URL_CAP];
+    /* Line-aligned, so a slot spans two known lines (nx_prefetch_chan). */
+    _Alignas(64) char chan_text[NX_ALL_CHANNELS * NX_CHAN_SLOT];
     char pool[NX_POOL_BYTES + NX_POOL_PAD]; /* the pad stays zero */
 } nx_tables;
 
@@ -349,14 +354,29 @@ static inline int nx_hot_index(uint32_t c)
     return c >= NX_HOT_CHANNEL_BASE ? (int)(c - NX_HOT_CHANNEL_BASE) : -1;
 }
 
+/* Channel c's slot in the tables (see NX_CHAN_SLOT). */
+static inline const char *nx_chan_slot(uint32_t c)
+{
+    return weir__nexmark_tables.chan_text + (size_t)c * NX_CHAN_SLOT;
+}
+
+/* Prefetches the two lines channel c's slot spans: its text is at most
+ * 2 + NX_CHAN_TEXT_MAX bytes from a start at 0 or 32 in its first line. */
+__attribute__((always_inline)) static inline void nx_prefetch_chan(uint32_t c)
+{
+    const char *slot = nx_chan_slot(c);
+    __builtin_prefetch(slot);
+    __builtin_prefetch(slot + 1 + NX_CHAN_TEXT_MAX);
+}
+
 /* Sets the bid's channel and url to those of channel c. */
 static inline void nx_bid_set_channel(weir_nexmark_bid *b, uint32_t c)
 {
-    nx_channel ch = weir__nexmark_tables.chan[c];
-    b->channel = weir__nexmark_tables.chan_text + ch.off;
-    b->channel_len = ch.name_len;
-    b->url = b->channel + ch.name_len;
-    b->url_len = ch.url_len;
+    const char *slot = nx_chan_slot(c);
+    b->channel_len = (uint8_t)slot[0];
+    b->url_len = (uint8_t)slot[1];
+    b->channel = slot + 2;
+    b->url = b->channel + b->channel_len;
 }
 
 /*

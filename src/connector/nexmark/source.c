@@ -977,9 +977,11 @@ static int ensure_kinds(nx_reader *r, uint32_t n)
 
 /*
  * Bids generated ahead of writing them: the `extra` of each is a random
- * slice of the 1 MB pool, a cache miss when read right away, so read_bids()
- * generates this many bids, prefetching each one's slice, before it copies
- * the first. (The rows are the same; only the order of work changes.)
+ * slice of the 1 MB pool and its channel's text a random slot of the
+ * ~1 MB channel table, each a cache miss when read right away, so
+ * read_bids() generates this many bids, prefetching each one's slice and
+ * slot, before it copies the first. (The rows are the same; only the order
+ * of work changes.)
  */
 #define NX_BID_AHEAD 32
 
@@ -1029,7 +1031,7 @@ static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
                     nx_bid_base_of(g, r->epoch, &bb);
                 chan[k] = nx_gen_bid_drawn(g, &bb, r->next, ts[k], &bid[k]);
                 if (bc.want_channel)
-                    __builtin_prefetch(&weir__nexmark_tables.chan[chan[k]]);
+                    nx_prefetch_chan(chan[k]);
                 if (want_extra)
                     prefetch_extra(bid[k].extra, bid[k].extra_len);
                 k++;
