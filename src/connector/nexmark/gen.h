@@ -281,29 +281,46 @@ static inline void nx_bid_base_of(const weir_nexmark_gen *g, int64_t epoch,
 }
 
 /*
+ * How far into a bid's draws a reader goes: the fields it wants decide it.
+ * Each depth takes one more draw and yields the fields of the depths
+ * before it too; a field's value never depends on the depth, only on
+ * whether it is computed (the draws are a pure function of the event
+ * number).
+ */
+typedef enum nx_bid_depth {
+    NX_BID_AUCTION = 1, /* auction and dateTime (draws 1 and 2) */
+    NX_BID_BIDDER,      /* + bidder (draw 3) */
+    NX_BID_PRICE,       /* + price and channel (draw 4) */
+    NX_BID_ALL,         /* + extra (draw 5) */
+} nx_bid_depth;
+
+/*
  * Generates bid event n (of bb's epoch), at ts_ms, all but its channel and
  * url: returns the channel's index in the tables, for nx_bid_set_channel().
- * (Reading the channel index is a cache miss that a reader not wanting
- * those columns skips.)
+ * (Reading the channel is a cache miss that a reader not wanting those
+ * columns skips.) Fields past `depth` are zero (extra: empty), and so is the
+ * returned channel below NX_BID_PRICE; a caller passes a constant depth,
+ * so the draws it does not need are not computed.
  *
  * The draws are those of the sequential form: draw 1 decides both hot
  * choices; a non-hot auction takes the next draw, then a non-hot bidder the
  * next; the price and channel take the next, `extra` the one after. The
  * hot choices are coin flips a branch would mispredict, so every draw a bid
- * may need (the stream's next five) is computed and the ones used are
- * selected with masks: the same values, no data-dependent branch.
+ * may need (the stream's next five, or fewer by depth) is computed and the
+ * ones used are selected with masks: the same values, no data-dependent
+ * branch.
  */
 __attribute__((always_inline)) static inline uint32_t
 nx_gen_bid_drawn(const weir_nexmark_gen *g, const nx_bid_base *bb, uint64_t n,
-                 int64_t ts_ms, weir_nexmark_bid *b)
+                 int64_t ts_ms, weir_nexmark_bid *b, nx_bid_depth depth)
 {
     const uint64_t step = UINT64_C(0x9e3779b97f4a7c15);
     uint64_t s = nx_rng_for(g, n).s;
     uint64_t d1 = nx_mix64(s + step);
     uint64_t d2 = nx_mix64(s + 2 * step);
-    uint64_t d3 = nx_mix64(s + 3 * step);
-    uint64_t d4 = nx_mix64(s + 4 * step);
-    uint64_t d5 = nx_mix64(s + 5 * step);
+    uint64_t d3 = depth >= NX_BID_BIDDER ? nx_mix64(s + 3 * step) : 0;
+    uint64_t d4 = depth >= NX_BID_PRICE ? nx_mix64(s + 4 * step) : 0;
+    uint64_t d5 = depth >= NX_BID_ALL ? nx_mix64(s + 5 * step) : 0;
 
     /* All ones where the auction (bidder) is a hot one. */
     uint64_t hot_a = -(uint64_t)(nx_hi(d1, g->cfg.hot_auction_ratio) > 0);
@@ -312,12 +329,20 @@ nx_gen_bid_drawn(const weir_nexmark_gen *g, const nx_bid_base *bb, uint64_t n,
     uint64_t picked_a = bb->auction_lo + nx_long_of(d2, bb->auction_bound);
     b->auction = (int64_t)nx_sel(hot_a, bb->hot_auction, picked_a) +
                  WEIR_NEXMARK_FIRST_AUCTION_ID;
+    b->date_time_ms = ts_ms;
+    b->bidder = b->price = 0;
+    b->extra = weir__nexmark_tables.pool;
+    b->extra_len = 0;
+    if (depth < NX_BID_BIDDER)
+        return 0;
     /* The bidder's pick takes the draw after the auction's, if that took
      * one. */
     uint64_t db = nx_sel(hot_a, d2, d3);
     uint64_t picked_b = bb->bidder_lo + nx_long_of(db, bb->bidder_bound);
     b->bidder = (int64_t)nx_sel(hot_b, bb->hot_bidder, picked_b) +
                 WEIR_NEXMARK_FIRST_PERSON_ID;
+    if (depth < NX_BID_PRICE)
+        return 0;
 
     /* Draw 2, 3 or 4 for the price, by how many picks came before; the
      * next one for `extra`. */
@@ -331,9 +356,9 @@ nx_gen_bid_drawn(const weir_nexmark_gen *g, const nx_bid_base *bb, uint64_t n,
     uint32_t c = (uint32_t)nx_sel(
         -(dp & 1), NX_HOT_CHANNEL_BASE + ((rest * NX_NUM_HOT_CHANNELS) >> 31),
         (rest * NX_NUM_CHANNELS) >> 31);
-    b->extra_len =
-        nx_extra_drawn(de, g->bid_extra_min, g->bid_extra_span, &b->extra);
-    b->date_time_ms = ts_ms;
+    if (depth >= NX_BID_ALL)
+        b->extra_len =
+            nx_extra_drawn(de, g->bid_extra_min, g->bid_extra_span, &b->extra);
     return c;
 }
 
@@ -345,7 +370,7 @@ nx_gen_bid_fields(const weir_nexmark_gen *g, uint64_t n, int64_t epoch,
     (void)off; /* every bid of the epoch has the same newest ids */
     nx_bid_base bb;
     nx_bid_base_of(g, epoch, &bb);
-    return nx_gen_bid_drawn(g, &bb, n, ts_ms, b);
+    return nx_gen_bid_drawn(g, &bb, n, ts_ms, b, NX_BID_ALL);
 }
 
 /* The index of channel c among the hot ones, or -1 for one of the others. */

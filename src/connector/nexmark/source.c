@@ -1002,14 +1002,27 @@ prefetch_extra(const char *s, uint32_t len)
     __builtin_prefetch(s + (len > NX_POOL_PAD ? len - 1 : 0));
 }
 
-/* The bid table at full speed: the hot path of the bid-only queries. */
-static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
-                     uint32_t *n_out)
+/* The draws the wanted bid columns need (see nx_bid_depth). */
+static nx_bid_depth bid_depth(const int32_t *oc)
+{
+    if (oc[C_B_EXTRA] >= 0)
+        return NX_BID_ALL;
+    if (oc[C_B_PRICE] >= 0 || oc[C_B_CHANNEL] >= 0 || oc[C_B_URL] >= 0)
+        return NX_BID_PRICE;
+    if (oc[C_B_BIDDER] >= 0)
+        return NX_BID_BIDDER;
+    return NX_BID_AUCTION;
+}
+
+/* read_bids() at a constant depth, at least bid_depth()'s. */
+__attribute__((always_inline)) static inline int
+read_bids_to(nx_reader *r, weir_batch *out, uint32_t room, uint32_t *n_out,
+             nx_bid_depth depth)
 {
     const weir_nexmark_gen *g = r->g;
     const int32_t *oc = r->src->out_col;
     const int64_t bid_from = g->person_prop + g->auction_prop;
-    const bool want_extra = oc[C_B_EXTRA] >= 0;
+    const bool want_extra = depth == NX_BID_ALL && oc[C_B_EXTRA] >= 0;
     const bid_cols bc = bid_cols_of(out, oc);
     uint32_t start = out->n_rows, n = 0;
     hot_cache hc;
@@ -1029,7 +1042,8 @@ static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
                 number[k] = r->next;
                 if (r->epoch != bb.epoch)
                     nx_bid_base_of(g, r->epoch, &bb);
-                chan[k] = nx_gen_bid_drawn(g, &bb, r->next, ts[k], &bid[k]);
+                chan[k] =
+                    nx_gen_bid_drawn(g, &bb, r->next, ts[k], &bid[k], depth);
                 if (bc.want_channel)
                     nx_prefetch_chan(chan[k]);
                 if (want_extra)
@@ -1057,6 +1071,28 @@ static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
     }
     *n_out = n;
     return rc;
+}
+
+/*
+ * The bid table at full speed: the hot path of the bid-only queries. One
+ * copy of the loop per depth, so a query that reads few columns (q5: the
+ * auction and the time) skips the draws, the price and the `extra` that
+ * only the others need: a third of a bid's generation or more.
+ */
+static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
+                     uint32_t *n_out)
+{
+    switch (bid_depth(r->src->out_col)) {
+    case NX_BID_AUCTION:
+        return read_bids_to(r, out, room, n_out, NX_BID_AUCTION);
+    case NX_BID_BIDDER:
+        return read_bids_to(r, out, room, n_out, NX_BID_BIDDER);
+    case NX_BID_PRICE:
+        return read_bids_to(r, out, room, n_out, NX_BID_PRICE);
+    case NX_BID_ALL:
+        break;
+    }
+    return read_bids_to(r, out, room, n_out, NX_BID_ALL);
 }
 
 static int read_general(nx_reader *r, weir_batch *out, uint32_t room,
