@@ -12,8 +12,9 @@
  * - reader->next is the next event number the reader will look at; every
  *   number before it (in its split) has been emitted or skipped. It is the
  *   whole replay position, with the wall-clock start for rate limiting.
- * - Rows are written only into the columns the schema asks for; every
- *   random draw happens regardless, so projections never change values.
+ * - Rows are written only into the columns the schema asks for, and a bid
+ *   is drawn only as deep as those need (nx_bid_depth); an event's draws
+ *   are a function of its number, so projections never change values.
  * - Within one read() call, the heap bytes of the four hot channels and
  *   their URLs are written once and shared by every row that uses them.
  */
