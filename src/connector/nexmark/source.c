@@ -838,7 +838,8 @@ static bid_cols bid_cols_of(weir_batch *b, const int32_t *oc)
  */
 static inline bool channel_slot_fits(const weir_batch *b, const bid_cols *bc)
 {
-    return bc->channel && bc->url && b->heap_len + NX_CHAN_SLOT <= b->heap_cap &&
+    return bc->channel && bc->url &&
+           b->heap_len + NX_CHAN_SLOT <= b->heap_cap &&
            b->heap_len + NX_CHAN_SLOT <= UINT32_MAX;
 }
 
