@@ -1633,14 +1633,13 @@ static void check_bids_sequential(const weir_nexmark_config *c, uint64_t from,
         uint32_t chan;
         seq_bid(c, n, &want, &chan);
         const weir_nexmark_bid *got = &ev.u.bid;
-        nx_channel ch = weir__nexmark_tables.chan[chan];
+        const char *slot = nx_chan_slot(chan);
         cr_assert(got->auction == want.auction && got->bidder == want.bidder &&
                       got->price == want.price &&
                       got->extra == want.extra &&
                       got->extra_len == want.extra_len &&
-                      got->channel ==
-                          weir__nexmark_tables.chan_text + ch.off &&
-                      got->channel_len == ch.name_len,
+                      got->channel == slot + 2 &&
+                      got->channel_len == (uint8_t)slot[0],
                   "event %" PRIu64 ": auction %" PRId64 "/%" PRId64
                   " bidder %" PRId64 "/%" PRId64 " price %" PRId64 "/%" PRId64
                   " extra len %u/%u",
@@ -1691,5 +1690,114 @@ Test(nexmark, long_extra_rows_match_the_generator)
         c.avg_bid_bytes = avg[i];
         for (size_t j = 0; j < 3; j++)
             cr_assert_eq(check_table_against_gen(&c, batch[j]), 2760);
+    }
+}
+
+/* The value of bid column `name` in event e (a bid), as the batch holds it:
+ * an integer, or a string through *s and *len. */
+static int64_t bid_field(const weir_nexmark_event *e, const char *name,
+                         const char **s, uint32_t *len)
+{
+    const weir_nexmark_bid *b = &e->u.bid;
+    *s = NULL;
+    *len = 0;
+    if (strcmp(name, "auction") == 0)
+        return b->auction;
+    if (strcmp(name, "bidder") == 0)
+        return b->bidder;
+    if (strcmp(name, "price") == 0)
+        return b->price;
+    if (strcmp(name, "dateTime") == 0)
+        return e->ts_ms;
+    if (strcmp(name, "channel") == 0)
+        *s = b->channel, *len = b->channel_len;
+    else if (strcmp(name, "url") == 0)
+        *s = b->url, *len = b->url_len;
+    else
+        *s = b->extra, *len = b->extra_len;
+    return 0;
+}
+
+Test(nexmark, every_projection_matches_the_generator)
+{
+    /* The source computes only the draws its columns need (the auction
+     * alone takes two, the extra five): each projection's values are
+     * those of the whole bid, with hot auctions and bidders always, half
+     * the time, and rarely. */
+    const char *projections[][3] = {
+        {"auction"},           {"bidder"},        {"price"},
+        {"channel"},           {"url"},           {"extra"},
+        {"dateTime"},          {"bidder", "auction"},
+        {"price", "auction"},  {"extra", "bidder"},
+        {"url", "dateTime"},   {"channel", "price", "extra"},
+    };
+    uint32_t hot[][2] = {{1, 1}, {2, 4}, {100, 100}};
+    for (size_t h = 0; h < 3; h++) {
+        weir_nexmark_config c = base_config(WEIR_NEXMARK_TABLE_BID, 3000);
+        c.hot_auction_ratio = hot[h][0];
+        c.hot_bidder_ratio = hot[h][1];
+        weir_error err;
+        weir_nexmark_gen *g;
+        cr_assert_eq(weir_nexmark_gen_create(&c, &g, &err), 0);
+        for (size_t p = 0; p < sizeof projections / sizeof projections[0];
+             p++) {
+            weir_schema *s = weir_schema_create();
+            uint32_t n_cols = 0;
+            for (; n_cols < 3 && projections[p][n_cols]; n_cols++) {
+                const char *name = projections[p][n_cols];
+                weir_type_id t = strcmp(name, "dateTime") == 0
+                                     ? WEIR_TYPE_TIMESTAMP
+                                 : strcmp(name, "channel") == 0 ||
+                                         strcmp(name, "url") == 0 ||
+                                         strcmp(name, "extra") == 0
+                                     ? WEIR_TYPE_STRING
+                                     : WEIR_TYPE_BIGINT;
+                weir_schema_add(s, name, weir_type_make(t, true));
+            }
+            source_run run;
+            run_open(&run, &c, 1, s);
+            void *rd = open_the_split(&run);
+            weir_batch *b = weir_batch_create(s, 256);
+            weir_nexmark_event e;
+            uint64_t n = 0, rows_seen = 0;
+            for (;;) {
+                weir_batch_reset(b);
+                int rc = run.spec.cls->read(rd, b, 256, &err);
+                if (rc == WEIR_EOF)
+                    break;
+                cr_assert(rc > 0, "%d %s", rc, err.message);
+                for (uint32_t r = 0; r < b->n_rows; r++, n++, rows_seen++) {
+                    while (weir_nexmark_gen_kind(g, n) != WEIR_NEXMARK_BID)
+                        n++;
+                    weir_nexmark_gen_event(g, n, &e);
+                    for (uint32_t f = 0; f < n_cols; f++) {
+                        const char *want_s;
+                        uint32_t want_len;
+                        int64_t want = bid_field(&e, projections[p][f],
+                                                 &want_s, &want_len);
+                        if (!want_s) {
+                            cr_assert_eq(WEIR_COL_I64(b, f)[r], want,
+                                         "hot %zu, projection %zu, event "
+                                         "%" PRIu64 ", column %s",
+                                         h, p, n, projections[p][f]);
+                            continue;
+                        }
+                        uint32_t len;
+                        const char *x = weir_batch_str(b, f, r, &len);
+                        cr_assert(len == want_len &&
+                                      memcmp(x, want_s, len) == 0,
+                                  "hot %zu, projection %zu, event %" PRIu64
+                                  ", column %s: '%.*s'",
+                                  h, p, n, projections[p][f], (int)len, x);
+                    }
+                }
+            }
+            cr_assert_eq(rows_seen, 2760);
+            weir_batch_destroy(b);
+            run.spec.cls->close_split(rd);
+            run_close(&run);
+            weir_schema_destroy(s);
+        }
+        weir_nexmark_gen_destroy(g);
     }
 }

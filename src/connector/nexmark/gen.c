@@ -118,23 +118,18 @@ static void tables_init_once(void)
         t->pool[i] = (char)('a' + (((bits & 0xffffffffu) * 26) >> 32));
         t->pool[i + 1] = (char)('a' + ((bits >> 32) * 26 >> 32));
     }
-    uint32_t at = 0;
     for (uint32_t i = 0; i < NX_NUM_HOT_CHANNELS; i++) {
-        nx_channel *c = &t->chan[NX_HOT_CHANNEL_BASE + i];
-        char *text = t->chan_text + at;
-        c->off = at;
-        c->name_len = (uint8_t)strlen(k_hot_channels[i]);
-        memcpy(text, k_hot_channels[i], c->name_len);
-        c->url_len = (uint8_t)base_url(&r, text + c->name_len);
-        at += c->name_len + c->url_len;
+        char *slot = t->chan_text + (NX_HOT_CHANNEL_BASE + i) * NX_CHAN_SLOT;
+        uint32_t name_len = (uint32_t)strlen(k_hot_channels[i]);
+        memcpy(slot + 2, k_hot_channels[i], name_len);
+        slot[0] = (char)name_len;
+        slot[1] = (char)base_url(&r, slot + 2 + name_len);
     }
     for (uint32_t i = 0; i < NX_NUM_CHANNELS; i++) {
-        nx_channel *c = &t->chan[i];
-        char *text = t->chan_text + at;
-        c->off = at;
-        memcpy(text, "channel-", 8);
-        c->name_len = (uint8_t)(8 + put_u64(text + 8, i));
-        char *url = text + c->name_len;
+        char *slot = t->chan_text + i * NX_CHAN_SLOT;
+        memcpy(slot + 2, "channel-", 8);
+        uint32_t name_len = 8 + put_u64(slot + 2 + 8, i);
+        char *url = slot + 2 + name_len;
         uint32_t n = base_url(&r, url);
         /* Nine in ten URLs name their channel; the id is the bit-reversed
          * channel number. */
@@ -144,8 +139,8 @@ static void tables_init_once(void)
             int64_t id = (int32_t)bit_reverse32(i);
             n += put_u64(url + n, (uint64_t)(id < 0 ? -id : id));
         }
-        c->url_len = (uint8_t)n;
-        at += c->name_len + c->url_len;
+        slot[0] = (char)name_len;
+        slot[1] = (char)n;
     }
 }
 

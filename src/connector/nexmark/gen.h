@@ -28,7 +28,6 @@
 #define NX_MAX_AVG_BYTES (256u * 1024u)
 #define NX_NUM_CHANNELS 10000u
 #define NX_NUM_HOT_CHANNELS 4u
-#define NX_URL_CAP 96u
 /* Hot ids are the first of each block of this many recent ids. */
 #define NX_HOT_BLOCK 100
 /* How many not-yet-created people/auctions a random pick may reach ahead. */
@@ -37,15 +36,21 @@
 #define NX_MAX_STEPS 10
 
 /*
- * A channel: its name and URL, stored back to back in chan_text. The small
- * index entries are what a bid touches; the text is read only when the
- * channel or url column is wanted (the text is too big for L1/L2 to keep).
+ * A channel's slot in chan_text: its name's length, its URL's length, then
+ * the name and the URL back to back. A fixed-size slot at c * NX_CHAN_SLOT
+ * lets a reader prefetch channel c's text from c alone, and the lengths
+ * ride in the text's first cache line (the text is too big for L1/L2 to
+ * keep, so each bid's channel is a miss unless prefetched).
+ *
+ * The longest text: "channel-9999" (12 bytes; the hot names are shorter)
+ * and a URL of "https://www.nexmark.com/" (24), three directories of at
+ * most 4 characters and a '/' (15), "item.htm?query=1" (16),
+ * "&channel_id=" (12) and an id of at most 10 digits.
  */
-typedef struct nx_channel {
-    uint32_t off; /* of the name in chan_text; the URL follows it */
-    uint8_t name_len;
-    uint8_t url_len;
-} nx_channel;
+#define NX_CHAN_TEXT_MAX (12u + 24u + 3u * 5u + 16u + 12u + 10u)
+#define NX_CHAN_SLOT 96u
+_Static_assert(2 + NX_CHAN_TEXT_MAX <= NX_CHAN_SLOT,
+               "a channel's lengths and text fit its slot");
 
 /* Channels 0 .. NX_NUM_CHANNELS-1 are "channel-<i>"; the hot ones follow. */
 #define NX_HOT_CHANNEL_BASE NX_NUM_CHANNELS
@@ -54,8 +59,8 @@ typedef struct nx_channel {
 typedef struct nx_tables {
     /* pow10[256 * j + i] = 10^(6 * i / 256^(j+1)), times 100 for j = 0. */
     double pow10[1024];
-    nx_channel chan[NX_ALL_CHANNELS];
-    char chan_text[NX_ALL_CHANNELS * NX_URL_CAP];
+    /* Line-aligned, so a slot spans two known lines (nx_prefetch_chan). */
+    _Alignas(64) char chan_text[NX_ALL_CHANNELS * NX_CHAN_SLOT];
     char pool[NX_POOL_BYTES + NX_POOL_PAD]; /* the pad stays zero */
 } nx_tables;
 
@@ -276,29 +281,46 @@ static inline void nx_bid_base_of(const weir_nexmark_gen *g, int64_t epoch,
 }
 
 /*
+ * How far into a bid's draws a reader goes: the fields it wants decide it.
+ * Each depth takes one more draw and yields the fields of the depths
+ * before it too; a field's value never depends on the depth, only on
+ * whether it is computed (the draws are a pure function of the event
+ * number).
+ */
+typedef enum nx_bid_depth {
+    NX_BID_AUCTION = 1, /* auction and dateTime (draws 1 and 2) */
+    NX_BID_BIDDER,      /* + bidder (draw 3) */
+    NX_BID_PRICE,       /* + price and channel (draw 4) */
+    NX_BID_ALL,         /* + extra (draw 5) */
+} nx_bid_depth;
+
+/*
  * Generates bid event n (of bb's epoch), at ts_ms, all but its channel and
  * url: returns the channel's index in the tables, for nx_bid_set_channel().
- * (Reading the channel index is a cache miss that a reader not wanting
- * those columns skips.)
+ * (Reading the channel is a cache miss that a reader not wanting those
+ * columns skips.) Fields past `depth` are zero (extra: empty), and so is the
+ * returned channel below NX_BID_PRICE; a caller passes a constant depth,
+ * so the draws it does not need are not computed.
  *
  * The draws are those of the sequential form: draw 1 decides both hot
  * choices; a non-hot auction takes the next draw, then a non-hot bidder the
  * next; the price and channel take the next, `extra` the one after. The
  * hot choices are coin flips a branch would mispredict, so every draw a bid
- * may need (the stream's next five) is computed and the ones used are
- * selected with masks: the same values, no data-dependent branch.
+ * may need (the stream's next five, or fewer by depth) is computed and the
+ * ones used are selected with masks: the same values, no data-dependent
+ * branch.
  */
 __attribute__((always_inline)) static inline uint32_t
 nx_gen_bid_drawn(const weir_nexmark_gen *g, const nx_bid_base *bb, uint64_t n,
-                 int64_t ts_ms, weir_nexmark_bid *b)
+                 int64_t ts_ms, weir_nexmark_bid *b, nx_bid_depth depth)
 {
     const uint64_t step = UINT64_C(0x9e3779b97f4a7c15);
     uint64_t s = nx_rng_for(g, n).s;
     uint64_t d1 = nx_mix64(s + step);
     uint64_t d2 = nx_mix64(s + 2 * step);
-    uint64_t d3 = nx_mix64(s + 3 * step);
-    uint64_t d4 = nx_mix64(s + 4 * step);
-    uint64_t d5 = nx_mix64(s + 5 * step);
+    uint64_t d3 = depth >= NX_BID_BIDDER ? nx_mix64(s + 3 * step) : 0;
+    uint64_t d4 = depth >= NX_BID_PRICE ? nx_mix64(s + 4 * step) : 0;
+    uint64_t d5 = depth >= NX_BID_ALL ? nx_mix64(s + 5 * step) : 0;
 
     /* All ones where the auction (bidder) is a hot one. */
     uint64_t hot_a = -(uint64_t)(nx_hi(d1, g->cfg.hot_auction_ratio) > 0);
@@ -307,12 +329,20 @@ nx_gen_bid_drawn(const weir_nexmark_gen *g, const nx_bid_base *bb, uint64_t n,
     uint64_t picked_a = bb->auction_lo + nx_long_of(d2, bb->auction_bound);
     b->auction = (int64_t)nx_sel(hot_a, bb->hot_auction, picked_a) +
                  WEIR_NEXMARK_FIRST_AUCTION_ID;
+    b->date_time_ms = ts_ms;
+    b->bidder = b->price = 0;
+    b->extra = weir__nexmark_tables.pool;
+    b->extra_len = 0;
+    if (depth < NX_BID_BIDDER)
+        return 0;
     /* The bidder's pick takes the draw after the auction's, if that took
      * one. */
     uint64_t db = nx_sel(hot_a, d2, d3);
     uint64_t picked_b = bb->bidder_lo + nx_long_of(db, bb->bidder_bound);
     b->bidder = (int64_t)nx_sel(hot_b, bb->hot_bidder, picked_b) +
                 WEIR_NEXMARK_FIRST_PERSON_ID;
+    if (depth < NX_BID_PRICE)
+        return 0;
 
     /* Draw 2, 3 or 4 for the price, by how many picks came before; the
      * next one for `extra`. */
@@ -326,9 +356,9 @@ nx_gen_bid_drawn(const weir_nexmark_gen *g, const nx_bid_base *bb, uint64_t n,
     uint32_t c = (uint32_t)nx_sel(
         -(dp & 1), NX_HOT_CHANNEL_BASE + ((rest * NX_NUM_HOT_CHANNELS) >> 31),
         (rest * NX_NUM_CHANNELS) >> 31);
-    b->extra_len =
-        nx_extra_drawn(de, g->bid_extra_min, g->bid_extra_span, &b->extra);
-    b->date_time_ms = ts_ms;
+    if (depth >= NX_BID_ALL)
+        b->extra_len =
+            nx_extra_drawn(de, g->bid_extra_min, g->bid_extra_span, &b->extra);
     return c;
 }
 
@@ -340,7 +370,7 @@ nx_gen_bid_fields(const weir_nexmark_gen *g, uint64_t n, int64_t epoch,
     (void)off; /* every bid of the epoch has the same newest ids */
     nx_bid_base bb;
     nx_bid_base_of(g, epoch, &bb);
-    return nx_gen_bid_drawn(g, &bb, n, ts_ms, b);
+    return nx_gen_bid_drawn(g, &bb, n, ts_ms, b, NX_BID_ALL);
 }
 
 /* The index of channel c among the hot ones, or -1 for one of the others. */
@@ -349,14 +379,29 @@ static inline int nx_hot_index(uint32_t c)
     return c >= NX_HOT_CHANNEL_BASE ? (int)(c - NX_HOT_CHANNEL_BASE) : -1;
 }
 
+/* Channel c's slot in the tables (see NX_CHAN_SLOT). */
+static inline const char *nx_chan_slot(uint32_t c)
+{
+    return weir__nexmark_tables.chan_text + (size_t)c * NX_CHAN_SLOT;
+}
+
+/* Prefetches the two lines channel c's slot spans: its text is at most
+ * 2 + NX_CHAN_TEXT_MAX bytes from a start at 0 or 32 in its first line. */
+__attribute__((always_inline)) static inline void nx_prefetch_chan(uint32_t c)
+{
+    const char *slot = nx_chan_slot(c);
+    __builtin_prefetch(slot);
+    __builtin_prefetch(slot + 1 + NX_CHAN_TEXT_MAX);
+}
+
 /* Sets the bid's channel and url to those of channel c. */
 static inline void nx_bid_set_channel(weir_nexmark_bid *b, uint32_t c)
 {
-    nx_channel ch = weir__nexmark_tables.chan[c];
-    b->channel = weir__nexmark_tables.chan_text + ch.off;
-    b->channel_len = ch.name_len;
-    b->url = b->channel + ch.name_len;
-    b->url_len = ch.url_len;
+    const char *slot = nx_chan_slot(c);
+    b->channel_len = (uint8_t)slot[0];
+    b->url_len = (uint8_t)slot[1];
+    b->channel = slot + 2;
+    b->url = b->channel + b->channel_len;
 }
 
 /*

@@ -12,8 +12,9 @@
  * - reader->next is the next event number the reader will look at; every
  *   number before it (in its split) has been emitted or skipped. It is the
  *   whole replay position, with the wall-clock start for rate limiting.
- * - Rows are written only into the columns the schema asks for; every
- *   random draw happens regardless, so projections never change values.
+ * - Rows are written only into the columns the schema asks for, and a bid
+ *   is drawn only as deep as those need (nx_bid_depth); an event's draws
+ *   are a function of its number, so projections never change values.
  * - Within one read() call, the heap bytes of the four hot channels and
  *   their URLs are written once and shared by every row that uses them.
  */
@@ -800,30 +801,21 @@ write_bid_channel_new(weir_batch *b, const int32_t *oc, uint32_t row,
     return 0;
 }
 
-/* The channel and url columns of a bid, those wanted. Inline: about half
- * the bids have a hot channel already in the cache, two stores. */
-__attribute__((always_inline)) static inline int
-write_bid_channel(weir_batch *b, const int32_t *oc, uint32_t row,
-                  const weir_nexmark_bid *bid, int hot_index, hot_cache *hc)
-{
-    if (hot_index < 0 || !hc->have[hot_index])
-        return write_bid_channel_new(b, oc, row, bid, hot_index, hc);
-    if (oc[C_B_CHANNEL] >= 0)
-        WEIR_COL_STR(b, oc[C_B_CHANNEL])[row] = hc->name[hot_index];
-    if (oc[C_B_URL] >= 0)
-        WEIR_COL_STR(b, oc[C_B_URL])[row] = hc->url[hot_index];
-    return 0;
-}
-
-/* A bid's fixed-width output columns, NULL where not wanted. */
+/* A bid's output columns, NULL where not wanted (extra: see put_extra). */
 typedef struct bid_cols {
     int64_t *auction, *bidder, *price, *date_time, *rowtime;
+    weir_strref *channel, *url;
     bool want_channel; /* the channel or the url column */
 } bid_cols;
 
 static int64_t *i64_col(weir_batch *b, int32_t col)
 {
     return col >= 0 ? WEIR_COL_I64(b, col) : NULL;
+}
+
+static weir_strref *str_col(weir_batch *b, int32_t col)
+{
+    return col >= 0 ? WEIR_COL_STR(b, col) : NULL;
 }
 
 static bid_cols bid_cols_of(weir_batch *b, const int32_t *oc)
@@ -834,8 +826,68 @@ static bid_cols bid_cols_of(weir_batch *b, const int32_t *oc)
         .price = i64_col(b, oc[C_B_PRICE]),
         .date_time = i64_col(b, oc[C_B_DATETIME]),
         .rowtime = i64_col(b, oc[C_DATETIME]),
+        .channel = str_col(b, oc[C_B_CHANNEL]),
+        .url = str_col(b, oc[C_B_URL]),
         .want_channel = oc[C_B_CHANNEL] >= 0 || oc[C_B_URL] >= 0,
     };
+}
+
+/*
+ * Whether a channel that is not hot can take put_channel_slot(): both
+ * columns wanted and a slot's worth of heap free.
+ */
+static inline bool channel_slot_fits(const weir_batch *b, const bid_cols *bc)
+{
+    return bc->channel && bc->url &&
+           b->heap_len + NX_CHAN_SLOT <= b->heap_cap &&
+           b->heap_len + NX_CHAN_SLOT <= UINT32_MAX;
+}
+
+/*
+ * The name and URL of a channel that is not hot, where channel_slot_fits():
+ * copied as the rest of its slot (NX_CHAN_SLOT - 2 bytes from the name on)
+ * in fixed 16-byte moves, the bytes past the URL landing in free heap that
+ * the next string overwrites (as in put_extra), so half the bids copy their
+ * channel without a call or a loop whose trip count follows the length.
+ */
+static inline void put_channel_slot(weir_batch *b, const bid_cols *bc,
+                                    uint32_t row, const weir_nexmark_bid *bid)
+{
+    char *dst = b->heap + b->heap_len;
+    const char *src = bid->channel; /* its slot + 2 */
+    _Static_assert(NX_CHAN_SLOT - 2 == 94, "six 16-byte moves, the last "
+                                           "overlapping, copy the text");
+    memcpy(dst, src, 16);
+    memcpy(dst + 16, src + 16, 16);
+    memcpy(dst + 32, src + 32, 16);
+    memcpy(dst + 48, src + 48, 16);
+    memcpy(dst + 64, src + 64, 16);
+    memcpy(dst + 78, src + 78, 16);
+    uint32_t off = (uint32_t)b->heap_len, nl = bid->channel_len;
+    bc->channel[row] = (weir_strref){off, nl};
+    bc->url[row] = (weir_strref){off + nl, bid->url_len};
+    b->heap_len += nl + bid->url_len;
+}
+
+/* The channel and url columns of a bid, those wanted. Inline: about half
+ * the bids have a hot channel already in the cache, two stores, and most
+ * of the others take put_channel_slot(). */
+__attribute__((always_inline)) static inline int
+write_bid_channel(weir_batch *b, const int32_t *oc, const bid_cols *bc,
+                  uint32_t row, const weir_nexmark_bid *bid, int hot_index,
+                  hot_cache *hc)
+{
+    if (hot_index < 0 && channel_slot_fits(b, bc)) {
+        put_channel_slot(b, bc, row, bid);
+        return 0;
+    }
+    if (hot_index < 0 || !hc->have[hot_index])
+        return write_bid_channel_new(b, oc, row, bid, hot_index, hc);
+    if (bc->channel)
+        bc->channel[row] = hc->name[hot_index];
+    if (bc->url)
+        bc->url[row] = hc->url[hot_index];
+    return 0;
 }
 
 /* A bid's row; its channel and url are read only if bc wants them. */
@@ -855,7 +907,7 @@ write_bid(weir_batch *b, const int32_t *oc, const bid_cols *bc, uint32_t row,
         bc->rowtime[row] = bid->date_time_ms;
     int rc;
     if (bc->want_channel &&
-        (rc = write_bid_channel(b, oc, row, bid, hot_index, hc)))
+        (rc = write_bid_channel(b, oc, bc, row, bid, hot_index, hc)))
         return rc;
     return put_extra(b, oc[C_B_EXTRA], row, bid->extra, bid->extra_len);
 }
@@ -977,13 +1029,21 @@ static int ensure_kinds(nx_reader *r, uint32_t n)
 
 /*
  * Bids generated ahead of writing them: the `extra` of each is a random
- * slice of the 1 MB pool, a cache miss when read right away, so read_bids()
- * generates this many bids, prefetching each one's slice, before it copies
- * the first. (The rows are the same; only the order of work changes.)
+ * slice of the 1 MB pool and its channel's text a random slot of the
+ * ~1 MB channel table, each a cache miss when read right away, so
+ * read_bids() generates this many bids, prefetching each one's slice and
+ * slot, before it copies the first. (The rows are the same; only the order
+ * of work changes.)
  */
 #define NX_BID_AHEAD 32
 
-static inline void prefetch_extra(const char *s, uint32_t len)
+/*
+ * Always inline: a function whose body is only __builtin_prefetch looks
+ * free of side effects to gcc, which then drops the call (gcc 12 -O2 kept
+ * none of these four prefetches while this was a plain static inline).
+ */
+__attribute__((always_inline)) static inline void
+prefetch_extra(const char *s, uint32_t len)
 {
     /* The lines put_extra() reads, without a branch: the first NX_POOL_PAD
      * bytes (at most three lines; inside the padded pool) and, for a longer
@@ -994,14 +1054,27 @@ static inline void prefetch_extra(const char *s, uint32_t len)
     __builtin_prefetch(s + (len > NX_POOL_PAD ? len - 1 : 0));
 }
 
-/* The bid table at full speed: the hot path of the bid-only queries. */
-static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
-                     uint32_t *n_out)
+/* The draws the wanted bid columns need (see nx_bid_depth). */
+static nx_bid_depth bid_depth(const int32_t *oc)
+{
+    if (oc[C_B_EXTRA] >= 0)
+        return NX_BID_ALL;
+    if (oc[C_B_PRICE] >= 0 || oc[C_B_CHANNEL] >= 0 || oc[C_B_URL] >= 0)
+        return NX_BID_PRICE;
+    if (oc[C_B_BIDDER] >= 0)
+        return NX_BID_BIDDER;
+    return NX_BID_AUCTION;
+}
+
+/* read_bids() at a constant depth, at least bid_depth()'s. */
+__attribute__((always_inline)) static inline int
+read_bids_to(nx_reader *r, weir_batch *out, uint32_t room, uint32_t *n_out,
+             nx_bid_depth depth)
 {
     const weir_nexmark_gen *g = r->g;
     const int32_t *oc = r->src->out_col;
     const int64_t bid_from = g->person_prop + g->auction_prop;
-    const bool want_extra = oc[C_B_EXTRA] >= 0;
+    const bool want_extra = depth == NX_BID_ALL && oc[C_B_EXTRA] >= 0;
     const bid_cols bc = bid_cols_of(out, oc);
     uint32_t start = out->n_rows, n = 0;
     hot_cache hc;
@@ -1021,9 +1094,10 @@ static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
                 number[k] = r->next;
                 if (r->epoch != bb.epoch)
                     nx_bid_base_of(g, r->epoch, &bb);
-                chan[k] = nx_gen_bid_drawn(g, &bb, r->next, ts[k], &bid[k]);
+                chan[k] =
+                    nx_gen_bid_drawn(g, &bb, r->next, ts[k], &bid[k], depth);
                 if (bc.want_channel)
-                    __builtin_prefetch(&weir__nexmark_tables.chan[chan[k]]);
+                    nx_prefetch_chan(chan[k]);
                 if (want_extra)
                     prefetch_extra(bid[k].extra, bid[k].extra_len);
                 k++;
@@ -1049,6 +1123,28 @@ static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
     }
     *n_out = n;
     return rc;
+}
+
+/*
+ * The bid table at full speed: the hot path of the bid-only queries. One
+ * copy of the loop per depth, so a query that reads few columns (q5: the
+ * auction and the time) skips the draws, the price and the `extra` that
+ * only the others need: a third of a bid's generation or more.
+ */
+static int read_bids(nx_reader *r, weir_batch *out, uint32_t room,
+                     uint32_t *n_out)
+{
+    switch (bid_depth(r->src->out_col)) {
+    case NX_BID_AUCTION:
+        return read_bids_to(r, out, room, n_out, NX_BID_AUCTION);
+    case NX_BID_BIDDER:
+        return read_bids_to(r, out, room, n_out, NX_BID_BIDDER);
+    case NX_BID_PRICE:
+        return read_bids_to(r, out, room, n_out, NX_BID_PRICE);
+    case NX_BID_ALL:
+        break;
+    }
+    return read_bids_to(r, out, room, n_out, NX_BID_ALL);
 }
 
 static int read_general(nx_reader *r, weir_batch *out, uint32_t room,
