@@ -6,13 +6,14 @@
  * takes the smallest watermark of the old subtasks that owned any of its
  * key groups - at the same parallelism, after a scale-up and after a
  * scale-down - and, with no operator state of the window in the
- * checkpoint (an operator the job did not have), the smallest floor of
- * its restored keys, or no watermark at all when it restored none.
+ * checkpoint (an operator the job did not have, or whose subtasks wrote
+ * none), the smallest floor of its restored keys, or no watermark at all
+ * when it restored none.
  *
  * The checkpoint is real: a first run at the old parallelism leaves one
  * window of some keys pending at watermark REAL_WM. The restore source
  * serves it, but the window's operator state with a watermark per old
- * subtask that the case draws, every one below REAL_WM (no window had
+ * subtask that the case sets, every one below REAL_WM (no window had
  * fired in the first run, so a lower watermark is still true of the
  * state), and no source split: the second run's source starts afresh and
  * reads its rows in time order, group after group, so its own watermark
