@@ -139,8 +139,8 @@ static void on_ack(void *ud, const weir__task_snapshot *snap)
 }
 
 /* source -> keyed exchange -> TUMBLE(1 s) COUNT(*), SUM(v) -> results, late rows */
-static weir_job *window_job(th_source *src, weir_schema *s, weir_agg *aggs, uint32_t par, th_collect *out,
-                            th_collect *late, int *window_node)
+static weir_job *window_job(th_source *src, weir_schema *s, weir_agg *aggs, int64_t lateness_ms, uint32_t par,
+                            th_collect *out, th_collect *late, int *window_node)
 {
     weir_job_config jc;
     weir_job_config_init(&jc);
@@ -159,6 +159,7 @@ static weir_job *window_job(th_source *src, weir_schema *s, weir_agg *aggs, uint
     spec.key.cols[0] = 0;
     spec.aggs = aggs;
     spec.n_aggs = 2;
+    spec.allowed_lateness_ms = lateness_ms;
     weir_error err = {0};
     cr_assert_eq(weir_job_window(job, st, s, &spec, par, &win, &err), 0, "%s", err.message);
     *window_node = win.node;
@@ -171,14 +172,15 @@ static weir_job *window_job(th_source *src, weir_schema *s, weir_agg *aggs, uint
 static bool pending_key(uint64_t pending_mask, int64_t k) { return (pending_mask >> k) & 1; }
 
 /* A checkpoint of the first run at parallelism p: keys of pending_mask hold a row of [10000, 11000). */
-static weir__snapshot_set *first_run(weir_schema *s, weir_agg *aggs, uint32_t p, uint64_t pending_mask)
+static weir__snapshot_set *first_run(weir_schema *s, weir_agg *aggs, int64_t lateness_ms, uint32_t p,
+                                     uint64_t pending_mask)
 {
     th_source *live = th_usource_create(s, 1);
     th_collect *out = th_collect_create(0), *late = th_collect_create(0);
     acks a = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
     cr_assert_eq(weir__snapshot_set_create(&a.set), 0);
     int node;
-    weir_job *job = window_job(live, s, aggs, p, out, late, &node);
+    weir_job *job = window_job(live, s, aggs, lateness_ms, p, out, late, &node);
     weir__ckpt_hooks hooks = {.ack = on_ack, .ud = &a};
     cr_assert_eq(weir__job_set_ckpt_hooks(job, &hooks), 0);
     cr_assert_eq(weir_job_start(job), 0);
@@ -248,11 +250,11 @@ static char *sorted_text(char **lines, size_t n)
 }
 
 static void restore_case(const char *name, uint32_t p_old, const int64_t *old_wms, bool listed, uint32_t p_new,
-                         uint64_t pending_mask)
+                         uint64_t pending_mask, int64_t lateness_ms)
 {
     weir_schema *s = th_schema("k BIGINT, v BIGINT");
     weir_agg aggs[2] = {bind("COUNT", s, -1), bind("SUM", s, 1)};
-    weir__snapshot_set *set = first_run(s, aggs, p_old, pending_mask);
+    weir__snapshot_set *set = first_run(s, aggs, lateness_ms, p_old, pending_mask);
 
     /* The expected results and late rows, by the rule. */
     int64_t wm_of[8];
@@ -272,7 +274,8 @@ static void restore_case(const char *name, uint32_t p_old, const int64_t *old_wm
             seen[i] = true;
             int64_t start = t - t % SIZE_MS, end = start + SIZE_MS;
             char a[64], b[64], line[256];
-            if (wm_of[i] != NO_WM && end <= wm_of[i]) {
+            /* late: no window takes it (end + L <= W); else one firing, at once when end <= W */
+            if (wm_of[i] != NO_WM && end + lateness_ms <= wm_of[i]) {
                 fmt_ts(wm_of[i], a, sizeof a);
                 snprintf(line, sizeof line, "%lld,%lld,%s,%lld", (long long)k, (long long)v, a,
                          (long long)(wm_of[i] - t));
@@ -296,7 +299,7 @@ static void restore_case(const char *name, uint32_t p_old, const int64_t *old_wm
 
     th_collect *out = th_collect_create(TH_KIND), *late = th_collect_create(0);
     fake_ckpt f = {.old_wms = old_wms, .n_old = p_old, .listed = listed};
-    weir_job *job = window_job(src, s, aggs, p_new, out, late, &f.window_node);
+    weir_job *job = window_job(src, s, aggs, lateness_ms, p_new, out, late, &f.window_node);
     f.real = weir__snapshot_set_source(set);
     cr_assert_null(f.real.open_backend);
     cr_assert_null(f.real.inflight);
@@ -329,17 +332,20 @@ Test(window_restore_wm, each_new_subtask_takes_the_smallest_of_the_old_subtasks_
      .timeout = 120)
 {
     const int64_t same3[] = {7000, 2500, 9980};
-    restore_case("3 -> 3", 3, same3, false, 3, ALL_KEYS);
+    restore_case("3 -> 3", 3, same3, false, 3, ALL_KEYS, 0);
     const int64_t up2[] = {4000, 9980};
-    restore_case("2 -> 4", 2, up2, false, 4, ALL_KEYS);
+    restore_case("2 -> 4", 2, up2, false, 4, ALL_KEYS, 0);
     const int64_t up23[] = {7000, 2500};
-    restore_case("2 -> 3", 2, up23, false, 3, EVEN_KEYS);
+    restore_case("2 -> 3", 2, up23, false, 3, EVEN_KEYS, 0);
     const int64_t down4[] = {9980, 2500, 7000, 5999};
-    restore_case("4 -> 2", 4, down4, false, 2, ALL_KEYS);
+    restore_case("4 -> 2", 4, down4, false, 2, ALL_KEYS, 0);
     const int64_t down3[] = {4000, 9980, 7000};
-    restore_case("3 -> 2", 3, down3, false, 2, EVEN_KEYS);
+    restore_case("3 -> 2", 3, down3, false, 2, EVEN_KEYS, 0);
     const int64_t one[] = {5999};
-    restore_case("1 -> 3", 1, one, false, 3, ALL_KEYS);
+    restore_case("1 -> 3", 1, one, false, 3, ALL_KEYS, 0);
+    /* allowed lateness 1.5 s: a row late only 1.5 s after its window's end, on time before (fired at once) */
+    restore_case("3 -> 2, lateness 1.5 s", 3, down3, false, 2, ALL_KEYS, 1500);
+    restore_case("2 -> 3, lateness 1.5 s", 2, up23, false, 3, EVEN_KEYS, 1500);
 }
 
 /*
@@ -350,10 +356,10 @@ Test(window_restore_wm, each_new_subtask_takes_the_smallest_of_the_old_subtasks_
  */
 Test(window_restore_wm, without_operator_state_no_watermark_or_the_floor_of_the_keys, .timeout = 120)
 {
-    restore_case("no state, no keys, 2 -> 3", 2, NULL, false, 3, 0);
-    restore_case("no state, even keys, 2 -> 2", 2, NULL, false, 2, EVEN_KEYS);
-    restore_case("no state, key 3, 3 -> 1", 3, NULL, false, 1, UINT64_C(1) << 3);
+    restore_case("no state, no keys, 2 -> 3", 2, NULL, false, 3, 0, 0);
+    restore_case("no state, even keys, 2 -> 2", 2, NULL, false, 2, EVEN_KEYS, 0);
+    restore_case("no state, key 3, 3 -> 1", 3, NULL, false, 1, UINT64_C(1) << 3, 0);
     /* the window listed at its old parallelism, but none of its subtasks wrote any bytes */
-    restore_case("empty state, even keys, 3 -> 2", 3, NULL, true, 2, EVEN_KEYS);
-    restore_case("empty state, no keys, 2 -> 4", 2, NULL, true, 4, 0);
+    restore_case("empty state, even keys, 3 -> 2", 3, NULL, true, 2, EVEN_KEYS, 0);
+    restore_case("empty state, no keys, 2 -> 4", 2, NULL, true, 4, 0, 0);
 }
