@@ -78,7 +78,7 @@ laid out so that no row is late in any timing weir allows (the rules are
 in WatchedFiles), yet some files start behind what other subtasks read, so
 a restored subtask that did not hold its watermark until its next file
 drops their rows as late. Their oracle is the plain aggregation of all
-rows. Of the other window jobs, which read one file, half (LATE_CUT_SHARE)
+rows. Of the other window jobs, which read one file, most (LATE_CUT_SHARE)
 get it cut in two before a row that comes behind a window that fired (by
 the oracle's rules, for one query): the rows from there on come in a
 second file added before the last run, so that row meets the watermark
@@ -179,7 +179,7 @@ LATE_FIRE_DELAYS = ["", "0 ms", "1 h", "1 h"]
 LATENESSES = [0, 0, 0, 1000, 3000, 60000]
 # Window jobs over one input file whose rows from one behind the watermark
 # on come in a second file before the last run (WindowJob.last_file).
-LATE_CUT_SHARE = 0.5
+LATE_CUT_SHARE = 0.7
 
 # Shapes kept out of the draw because of a known bug: (name, test on the
 # job and the settings of its runs in order, the bug). WEIR_RDIFF_NO_SKIP=1
