@@ -83,7 +83,19 @@ laid out so that no row is late in any timing weir allows (the rules are
 in WatchedFiles), yet some files start behind what other subtasks read, so
 a restored subtask that did not hold its watermark until its next file
 drops their rows as late. Their oracle is the plain aggregation of all
-rows. The
+rows. Of the other window jobs, which read one file, most (LATE_CUT_SHARE)
+get it cut in two before a row that comes behind a window that fired (by
+the oracle's rules, for one query): the rows from there on come in a
+second file added before the last run, so that row meets the watermark
+the last run restores - late, or within the allowed lateness, a late
+firing of the window maybe pending across the restore - and the oracle
+stays the same rows in the same order. weir reads them in that order
+only if the first file had been read whole by the checkpoint or
+savepoint the last run restores (`weir inspect` shows its split
+finished); else the case is skipped (counted). At parallelism above 1
+the second file mostly goes to another source subtask than the first,
+whose subtask, its splits all read, ends at once: the windows' own
+restored watermark is then what makes the row late. The
 last run reads the same job with bounded sources (no monitor interval:
 the restore must accept that), reads what is left to its end, fires every
 window (end of input) and ends with a final checkpoint; its committed
@@ -99,11 +111,12 @@ What it does not cover: the changelogs of retract jobs row by row (only
 their final tables: a restore at another parallelism changes how keys
 interleave, one under mini-batch how changes fold) and the aggregates
 retract_diff refuses over an updating input; changelog and rank jobs and
-the other half of the window
-jobs read one input file that is there from the start (their oracles model
-the watermark of one split), so their restored runs mostly resume with all
-rows read and windows, timers and state pending, not half way through the
-file; window jobs over several files have no late rows (so no allowed
+the window jobs of one file not cut read one input file that is there
+from the start (their oracles model the watermark of one split), so their
+restored runs mostly resume with all rows read and windows, timers and
+state pending, not half way through the file; a cut window job's late row
+comes only in the last run (a bounded one), after all of its first file;
+window jobs over several files have no late rows (so no allowed
 lateness at work, and no late firing across a restore unless its delay
 was pending at the checkpoint), no FIRST_VALUE / LAST_VALUE (arrival order across
 files), and rely on the file source's assignment of a watched folder's
@@ -171,6 +184,9 @@ WATCHED_EARLY_SHARE = 0.85
 # emitted before the checkpoint.
 LATE_FIRE_DELAYS = ["", "0 ms", "1 h", "1 h"]
 LATENESSES = [0, 0, 0, 1000, 3000, 60000]
+# Window jobs over one input file whose rows from one behind the watermark
+# on come in a second file before the last run (WindowJob.last_file).
+LATE_CUT_SHARE = 0.7
 
 # Shapes kept out of the draw because of a known bug: (name, test on the
 # job and the settings of its runs in order, the bug). WEIR_RDIFF_NO_SKIP=1
@@ -254,6 +270,7 @@ def flat(result):
 class WindowJob:
     family = "window"
     options = []  # the job's own -D options
+    cut = None  # one input file: the rows from this one on come in a second file (last_file)
 
     def __init__(self, case):
         self.j = sd.gen_job(case.rng.randrange(1 << 30), case.index, WINDOW_FEATS, 8, early_share=EARLY_SHARE,
@@ -284,6 +301,41 @@ class WindowJob:
         share = WATCHED_EARLY_SHARE if self.j.early else 0.2 if self.j.late_fire is not None else 0.5
         if case.rng.random() < share and any(not any(a.order for a in q.aggs) for q in self.j.queries):
             self.files = WatchedFiles(case.rng, self, sts)
+        elif case.rng.random() < LATE_CUT_SHARE:
+            cut = late_cut(case.rng, self.j)
+            if cut:
+                self.cut, self.cut_row = cut
+
+    def last_file(self, case, restore, p):
+        """Before the last run of a job whose input was cut (self.cut):
+        the rows from the cut on, a second file of the folder, behind the
+        watermark the last run restores (restore: the checkpoint or
+        savepoint it starts from, None if none; p: the run's parallelism).
+        The oracle's rows are the same rows in the same order - as one
+        file read by one split - only if the first file had been read
+        whole by that checkpoint (its split finished: the restored
+        watermark is its watermark, and no subtask reads it alongside the
+        second); False when it had not (the case is skipped). At p > 1 the
+        second file mostly goes to another source subtask than the first
+        (see the docstring at the top)."""
+        if restore is None:
+            return False
+        shown = case.run_weir(["inspect", restore])
+        splits = re.findall(r"source split (\S+): (\w+)", shown.stdout or "")
+        first = [state for sid, state in splits if sid.endswith("in.json")]
+        if shown.returncode != 0 or not first or any(state != "finished" for state in first):
+            return False
+        other = case.rng.random() < 0.8
+        name = next(n for n in ("late-%d.json" % i for i in range(100))
+                    if p == 1 or (owner(n, p) != owner("in.json", p)) == other)
+        if p > 1:
+            case.counts["late files read by %s source subtask" % ("another" if other else "the same")] += 1
+        tmp = case.path("in", "." + name)
+        with open(tmp, "w") as f:
+            f.writelines(sd.json_line(r) + "\n" for r in self.j.rows[self.cut:])
+        os.rename(tmp, case.path("in", name))
+        case.counts["window jobs with a row %s after the last restore" % self.cut_row] += 1
+        return True
 
     def grow(self, case, i, last):
         os.makedirs(case.path("in"), exist_ok=True)
@@ -292,7 +344,7 @@ class WindowJob:
                 self.files.add(case, f)
         elif i == 0:
             with open(case.path("in", "in.json"), "w") as f:
-                f.writelines(sd.json_line(r) + "\n" for r in self.j.rows)
+                f.writelines(sd.json_line(r) + "\n" for r in self.j.rows[:self.cut])
 
     def live(self, i):
         """Whether files come while run i runs."""
@@ -308,6 +360,29 @@ class WindowJob:
         if not self.files:
             return flat(sd.check_lines(self.j, self.j.queries, lines))
         return flat(sd.check_lines(self.files.oracle_job(), self.files.oracle_queries(), lines))
+
+
+def late_cut(rng, j):
+    """Where to cut a job's one input file in two (None: no row to cut
+    before): before a row that comes behind a window that fired - of one
+    query, by the oracle's rules (sql_diff: W = max(ts before) - delay, a
+    window fires once W >= end) - so that, coming in a second file after
+    the last restore, it meets the restored watermark: late, or within the
+    allowed lateness (a late firing, maybe pending across the restore)."""
+    cuts, top_ts = [], j.rows[0]["ts"] if j.rows else None
+    for n in range(1, len(j.rows)):
+        ts = j.rows[n]["ts"]
+        for q in j.queries:
+            W = top_ts - q.delay
+            if q.win[0] == "SESSION":
+                ends = [ts + q.win[1]]
+            else:
+                ends = [e for _, e, _ in sd.fixed_windows(q.win, ts, q.offset)]
+            if min(ends) <= W:
+                cuts.append((n, "late" if max(ends) + q.lateness <= W else "within the allowed lateness"))
+                break
+        top_ts = max(top_ts, ts)
+    return rng.choice(cuts) if cuts else None
 
 
 IDLE_TIMEOUT_MS = 20000
@@ -874,6 +949,13 @@ def run_case(case):
                 p.wait()
         listing(case, "after run %d (%s)" % (i, how))
     job.grow(case, len(plan), True)
+    if getattr(job, "cut", None) is not None:
+        restore = frm
+        if restore is None and completed(case):
+            restore = case.path("ckpt", "chk-%d" % max(completed(case)))
+        if not job.last_file(case, restore, st.parallelism):
+            case.counts["skipped (the input's first file not read whole at the last restore)"] += 1
+            return []
     cmd = argv(case, job, "final.sql", st, interval, frm)
     steps.append("final: weir " + " ".join(cmd))
     case.write("steps.txt", "\n".join(steps) + "\n")

@@ -124,6 +124,14 @@ typedef struct weir_op_info {
      */
     uint32_t processes;
     uint32_t job_subtask, job_parallelism;
+    /*
+     * The job runs with weir.cluster settings, by any number of processes,
+     * one included: its keyed operators' key groups are dealt out by
+     * repartition partition, and what it restores may have been written by
+     * several processes, whose subtasks' key groups the ranges of their
+     * indexes do not show.
+     */
+    bool cluster;
 } weir_op_info;
 
 /*

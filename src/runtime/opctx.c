@@ -74,6 +74,7 @@ int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,
         .processes = job->cluster_count > 1 ? job->cluster_count : 1,
         .job_subtask = job->cluster_index * p + st->index,
         .job_parallelism = (job->cluster_count > 1 ? job->cluster_count : 1) * p,
+        .cluster = job->cluster_count > 0,
     };
     return 0;
 }

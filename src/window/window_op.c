@@ -58,7 +58,7 @@ typedef struct wop {
     uint64_t *n_routed;   /* "late_records_routed": of late_records, those sent to the late output */
     uint32_t batch_size;
     uint32_t kg_lo, kg_hi, max_par;
-    bool cluster;         /* one process of several: key groups are dealt out by process too */
+    bool cluster;         /* weir.cluster: old key groups were dealt out by process too (weir_op_info) */
     bool loaded;
     /* The restored watermarks, each the smallest of its kind seen: */
     bool have_anchor_wm;  /* anchors of an earlier weir (keyed state) */
@@ -300,7 +300,7 @@ static int op_create(void *argp, const weir_op_info *info, void **out)
     op->batch_size = info->batch_size;
     op->max_par = info->max_parallelism ? info->max_parallelism : 1;
     weir_key_group_range(info->subtask, info->parallelism, op->max_par, &op->kg_lo, &op->kg_hi);
-    op->cluster = info->job_parallelism > info->parallelism;
+    op->cluster = info->cluster;
     weir_buf_init(&op->anchors);
     *out = op;
     return 0;
@@ -453,8 +453,12 @@ static int op_restore(void *p, weir_op_ctx *ctx, weir_cursor *in)
 
 /*
  * Every old subtask's state: the smallest watermark of those that owned a
- * key group it owns now. One process of several deals key groups out by
- * process first, which the ranges do not show: there it takes them all.
+ * key group it owns now. A job run by several processes deals key groups
+ * out by process first, which the ranges do not show, so a cluster job
+ * takes them all - also one restored by one process, whose checkpoint may
+ * be of several: there the ranges picked old subtasks of a process that
+ * read no partition of those key groups (at watermark +infinity, its input
+ * ended), and every row came late.
  */
 static int op_restore_union(void *p, weir_op_ctx *ctx, weir_cursor *states, uint32_t n)
 {
