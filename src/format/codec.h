@@ -108,11 +108,7 @@ static inline int weir__digit2(const char *s)
     return (s[0] - '0') * 10 + (s[1] - '0');
 }
 
-/*
- * "yyyy-MM-dd HH:mm:ss.SSS" exactly (or with 'T'), the shape encoders
- * write; anything else goes to the general parser. Returns false if the
- * text does not have this shape.
- */
+/* The 8 bytes at s as one word, from any alignment. */
 static inline uint64_t weir__load8(const char *s)
 {
     uint64_t v;
@@ -142,6 +138,11 @@ static inline bool weir__digits_shaped(const char *s, const char shape[8])
            ((digits & hi) | (((digits + six) & hi) >> 4)) == threes;
 }
 
+/*
+ * "yyyy-MM-dd HH:mm:ss.SSS" exactly (or with 'T'), the shape encoders
+ * write; anything else goes to the general parser. Returns false if the
+ * text does not have this shape.
+ */
 static inline bool weir__fast_ts(const char *s, size_t n, int64_t *out)
 {
     /* four overlapping words around s[10], ' ' or 'T' */
