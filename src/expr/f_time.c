@@ -1103,22 +1103,23 @@ static int to_ltz_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n,
 
 static void tz_free(void *p) { weir__tz_free(p); }
 
-/* The wall time of TO_TIMESTAMP_LTZ(s, fmt, zone) read in its zone (aux: the zone; NULL is UTC). */
+/*
+ * The wall time of TO_TIMESTAMP_LTZ(s, fmt, zone) read in its zone (aux: the zone; NULL is UTC).
+ * Only the wall time is held to years 0000 - 9999 (by the parse): its instant may lie a few hours
+ * outside them (9999-12-31 23:00 in New York is in year 10000 in UTC), as Flink's, which takes
+ * the instant of the parsed local date-time in the zone without a range check.
+ */
 static int wall_in_zone_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act,
                                xvec *out)
 {
+    (void)cx;
     const weir__tz *tz = e->aux;
     int64_t *o = out->data;
     for (uint32_t i = 0; i < n; i++) {
         if (!x_live(out, act, i))
             continue;
         int64_t utc = ((const int64_t *)a[0].data)[i];
-        if (tz)
-            utc = weir__tz_to_utc(tz, utc);
-        if (utc < MS_MIN || utc > MS_MAX)
-            x_setnull(cx, out, i);
-        else
-            o[i] = utc;
+        o[i] = tz ? weir__tz_to_utc(tz, utc) : utc;
     }
     return 0;
 }
