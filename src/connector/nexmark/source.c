@@ -714,6 +714,21 @@ static inline int put_str(weir_batch *b, int32_t col, uint32_t row,
 }
 
 /*
+ * Copies 80 + last + 16 bytes (last <= 80) from src to dst in six 16-byte
+ * moves, the last one at last: written out, as gcc -O2 keeps a loop of six
+ * moves with a count and a branch per move.
+ */
+static inline void copy_six_moves(char *dst, const char *src, size_t last)
+{
+    memcpy(dst, src, 16);
+    memcpy(dst + 16, src + 16, 16);
+    memcpy(dst + 32, src + 32, 16);
+    memcpy(dst + 48, src + 48, 16);
+    memcpy(dst + 64, src + 64, 16);
+    memcpy(dst + last, src + last, 16);
+}
+
+/*
  * put_str() for a bid's `extra`, a slice of the padded pool: one that fits
  * NX_POOL_PAD bytes, with that much heap free, is copied as NX_POOL_PAD
  * bytes in fixed 16-byte moves (the bytes past its end land in free heap
@@ -728,16 +743,8 @@ static inline int put_extra(weir_batch *b, int32_t col, uint32_t row,
     if (len > NX_POOL_PAD || b->heap_len + NX_POOL_PAD > b->heap_cap ||
         b->heap_len + NX_POOL_PAD > UINT32_MAX)
         return put_str(b, col, row, s, len);
-    char *dst = b->heap + b->heap_len;
-    /* six moves written out: gcc -O2 keeps the loop of six, a count and a
-     * branch per move */
     _Static_assert(NX_POOL_PAD == 96, "put_extra copies six 16-byte moves");
-    memcpy(dst, s, 16);
-    memcpy(dst + 16, s + 16, 16);
-    memcpy(dst + 32, s + 32, 16);
-    memcpy(dst + 48, s + 48, 16);
-    memcpy(dst + 64, s + 64, 16);
-    memcpy(dst + 80, s + 80, 16);
+    copy_six_moves(b->heap + b->heap_len, s, 80);
     WEIR_COL_STR(b, col)[row] = (weir_strref){(uint32_t)b->heap_len, len};
     b->heap_len += len;
     return 0;
@@ -853,16 +860,9 @@ static inline bool channel_slot_fits(const weir_batch *b, const bid_cols *bc)
 static inline void put_channel_slot(weir_batch *b, const bid_cols *bc,
                                     uint32_t row, const weir_nexmark_bid *bid)
 {
-    char *dst = b->heap + b->heap_len;
-    const char *src = bid->channel; /* its slot + 2 */
     _Static_assert(NX_CHAN_SLOT - 2 == 94, "six 16-byte moves, the last "
                                            "overlapping, copy the text");
-    memcpy(dst, src, 16);
-    memcpy(dst + 16, src + 16, 16);
-    memcpy(dst + 32, src + 32, 16);
-    memcpy(dst + 48, src + 48, 16);
-    memcpy(dst + 64, src + 64, 16);
-    memcpy(dst + 78, src + 78, 16);
+    copy_six_moves(b->heap + b->heap_len, bid->channel /* its slot + 2 */, 78);
     uint32_t off = (uint32_t)b->heap_len, nl = bid->channel_len;
     bc->channel[row] = (weir_strref){off, nl};
     bc->url[row] = (weir_strref){off + nl, bid->url_len};
