@@ -52,8 +52,11 @@ size_t weir__format_ts(int64_t ms, char *buf, size_t cap)
 {
     weir__civil c;
     weir__civil_from_ms(ms, &c);
-    int n = snprintf(buf, cap, "%04lld-%02d-%02d %02d:%02d:%02d.%03d", (long long)c.year, c.month, c.day,
-                     c.hour, c.minute, c.second, c.millis);
+    /* A year before 0000 keeps four digits after its sign ("-0001"), as
+     * Java writes it; "%04lld" alone would give "-001". */
+    int n = snprintf(buf, cap, "%s%04lld-%02d-%02d %02d:%02d:%02d.%03d", c.year < 0 ? "-" : "",
+                     (long long)(c.year < 0 ? -c.year : c.year), c.month, c.day, c.hour, c.minute, c.second,
+                     c.millis);
     return n < 0 ? 0 : (size_t)n;
 }
 
