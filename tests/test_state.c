@@ -488,7 +488,8 @@ Test(slab, rounding_keeps_blocks_16_aligned_and_close_to_the_request)
     size_t prev = 0;
     for (size_t n = 1; n <= WEIR__SLAB_MAX; n++) {
         size_t r = weir__slab_round(n);
-        cr_assert(r >= n && r % 16 == 0 && r >= prev, "size %zu rounds to %zu", n, r);
+        cr_assert(r >= n && r % 16 == 0 && r >= prev, "size %zu rounds to %zu",
+                  n, r);
         if (n > 640 && n <= 1024)
             cr_assert_lt(r - n, 64, "size %zu rounds to %zu", n, r);
         else if (n > 1024 && n <= 2048)
