@@ -30,14 +30,19 @@
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-/* 16 bytes apart up to 256, then at most an eighth apart up to 640 and a
- * fifth beyond: the records that fill a large state are small (a join
- * keeps an entry of about 100 - 250 bytes per row), and a block rounded
- * up by 32 bytes there wasted 6 % of it. */
+/* 16 bytes apart up to 256, then 32 - 64 apart up to 640, 64 up to
+ * 1 KiB, 128 up to 2 KiB and 256 - 512 up to 4 KiB: the records that fill
+ * a large state are small (a join keeps an entry of about 100 - 250 bytes
+ * per row), and a block rounded up by 32 bytes there wasted 6 % of it. A
+ * Top-10 list (one record of about 1.2 KiB per partition, Nexmark q19)
+ * wasted 8 % of the state in blocks a fifth apart; 64 and 128 bytes apart
+ * waste about 4 %: fresh memory, every byte of which costs a page zeroed
+ * on first touch. */
 static const uint16_t class_size[WEIR__SLAB_NCLASS] = {
     32,   48,   64,   80,   96,   112,  128,  144,  160,  176,  192,  208,
-    224,  240,  256,  288,  320,  352,  384,  448,  512,  576,  640,  768,
-    896,  1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096,
+    224,  240,  256,  288,  320,  352,  384,  448,  512,  576,  640,  704,
+    768,  832,  896,  960,  1024, 1152, 1280, 1408, 1536, 1664, 1792, 1920,
+    2048, 2304, 2560, 2816, 3072, 3584, 4096,
 };
 
 /* Page header: the link to the next page and the page's size (16 bytes,

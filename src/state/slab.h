@@ -5,7 +5,7 @@
  * Records of the in-memory backend are small and numerous; one malloc each
  * would cost time per record and a header per record. The slab carves blocks
  * of a few fixed sizes (32 B .. 4 KiB, 16 B apart up to 256 B, then at most
- * 25% apart) out of 64 KiB pages taken from weir_malloc (8 MiB pages,
+ * a sixth apart) out of 64 KiB pages taken from weir_malloc (8 MiB pages,
  * offered to the kernel as huge pages, once the slab holds 4 MiB), and keeps
  * freed blocks on a free list per size so that memory of removed (or
  * expired) entries is reused by new ones. Larger
@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define WEIR__SLAB_NCLASS 34
+#define WEIR__SLAB_NCLASS 43
 #define WEIR__SLAB_MAX 4096
 #define WEIR__SLAB_PAGE (64 * 1024)
 #define WEIR__SLAB_CARVE_MAX (1024 * 1024)
