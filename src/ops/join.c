@@ -22,13 +22,18 @@
  * associations (weir_join_row_log: not outer, not semi or anti, not an
  * interval join's side, no TTL) keeps its rows in a list state per join
  * key instead, "join-left-log" or "join-right-log": one element per row
- * (its compact encoding, after its time as an i64 on a bounded side; a
- * duplicate is another element), appended without looking anything up,
- * and scanned in arrival order. A bounded side's expiry rewrites a key's
- * log without the rows it drops (expire_rows). The
- * fingerprint names these sides ("row log"); the rows of a checkpoint that
- * kept them in map entries (an earlier weir) are moved into the logs after
- * its restore (join_unmap), the map state staying registered for that.
+ * (a duplicate is another element), appended without looking anything
+ * up, and scanned in arrival order. Element format 2 (log_form): the
+ * row's compact encoding without the key columns the key holds
+ * (log_drops_key; they are copied from the probing row, whose key is
+ * equal bytes), after its time as an i64 only on a bounded side whose
+ * time is not a stored column (else the expiry reads it from the row). A
+ * bounded side's expiry rewrites a key's log without the rows it drops
+ * (expire_rows). The fingerprint names the format and these sides ("row
+ * log: 2 ..."); the rows of a checkpoint that kept them in map entries (an
+ * earlier weir) are moved into the logs after its restore (join_unmap),
+ * the map state staying registered for that, and logs of format 1 (the
+ * whole row, after its time on a bounded side) are rewritten (join_relog).
  *
  * Per input row (the key is set first): the rows of the other side under
  * the same key are read (their encoded bytes copied out of the state), the
