@@ -33,7 +33,7 @@ for fixture in memory rocksdb; do
             grep -q "$op of ckpt/chk-$first keeps every row in a map entry" log ||
                 fail "$fixture at p $p: moving the rows of $op into its row logs is not said"
         done
-        for log in "1 left right" "1 right" "1 left" "1 left+time right"; do
+        for log in "2 left-key right-key" "2 right-key" "2 left-key" "2 left-key right-key"; do
             grep -aq "row log: $log" "ckpt/chk-$last/_metadata" ||
                 fail "$fixture at p $p: the restored job's checkpoint does not name the row log ($log)"
         done

@@ -264,7 +264,7 @@ Test(rowcodec, some_columns_decoded)
                     strings += WEIR_COL_STR(b, c)[r].len;
             }
             size_t heap = d->heap_len;
-            cr_assert_eq(weir__crow_decode_some(e.data, e.len, d, r, 0, n, want, NULL), 0, "round %d row %u", round, r);
+            cr_assert_eq(weir__crow_decode_some(e.data, e.len, d, r, 0, n, NULL, want, NULL), 0, "round %d row %u", round, r);
             cr_assert_eq(d->heap_len - heap, strings, "round %d row %u: heap", round, r);
             for (uint32_t c = 0; c < n; c++) {
                 if (want[c])
@@ -278,7 +278,7 @@ Test(rowcodec, some_columns_decoded)
              * its end), else the wanted columns decoded as before (the bytes after them are not read) */
             cr_assert_eq(weir_buf_put_u8(&e, 0), 0);
             heap = d->heap_len;
-            int over = weir__crow_decode_some(e.data, e.len, d, r, 0, n, want, NULL);
+            int over = weir__crow_decode_some(e.data, e.len, d, r, 0, n, NULL, want, NULL);
             if (want[n - 1]) {
                 cr_assert_eq(over, WEIR_ECORRUPT, "round %d row %u: a byte over", round, r);
                 cr_assert_eq(d->heap_len, heap);
@@ -294,7 +294,7 @@ Test(rowcodec, some_columns_decoded)
             bool last = want[n - 1];
             want[n - 1] = true;
             heap = d->heap_len;
-            cr_assert_eq(weir__crow_decode_some(e.data, e.len - 1, d, r, 0, n, want, NULL), WEIR_ECORRUPT);
+            cr_assert_eq(weir__crow_decode_some(e.data, e.len - 1, d, r, 0, n, NULL, want, NULL), WEIR_ECORRUPT);
             cr_assert_eq(d->heap_len, heap);
             want[n - 1] = last;
         }
@@ -313,7 +313,7 @@ Test(rowcodec, some_columns_decoded)
         fill_row(b, r, false);
         cr_assert_eq(weir__crow_encode(b, r, n, &e), 0);
         cr_assert_eq(weir_batch_append_row(nd), (int)r);
-        cr_assert_eq(weir__crow_decode_some(e.data, e.len, nd, r, 0, n, want, s), 0, "narrow row %u", r);
+        cr_assert_eq(weir__crow_decode_some(e.data, e.len, nd, r, 0, n, NULL, want, s), 0, "narrow row %u", r);
         for (uint32_t c = 1; c < n; c += 3)
             cr_assert(same_value(b, c, r, nd, c, r), "narrow row %u column %u", r, c);
     }
@@ -694,7 +694,7 @@ Test(rowcodec, one_pass_encode_bound)
         weir_buf after;
         weir_buf_init(&after);
         cr_assert_eq(weir_buf_put(&after, "8 bytes.", 8), 0);
-        cr_assert_eq(weir__crow_encode_append(b, 0, k, &after), 0);
+        cr_assert_eq(weir__crow_encode_append_skip(b, 0, k, NULL, &after), 0);
         cr_assert_eq(after.len, 8 + want.len, "row %d: appended %zu bytes, expected %zu", row, after.len - 8, want.len);
         cr_assert(!memcmp(after.data, "8 bytes.", 8) && !memcmp(after.data + 8, want.data, want.len),
                   "row %d: the appended bytes differ", row);
@@ -747,7 +747,7 @@ Test(rowcodec, zero_columns_encode_to_nothing)
     weir_buf_init(&fresh);
     cr_assert_eq(weir__crow_encode(b, 0, 0, &fresh), 0);
     cr_assert_eq(fresh.len, 0);
-    cr_assert_eq(weir__crow_encode_append(b, 0, 0, &fresh), 0);
+    cr_assert_eq(weir__crow_encode_append_skip(b, 0, 0, NULL, &fresh), 0);
     cr_assert_eq(fresh.len, 0);
     cr_assert_eq(weir__crow_len(b, 0, 0), 0);
     weir_buf_fini(&fresh);

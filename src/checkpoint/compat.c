@@ -23,7 +23,9 @@
  * restore (weir__op_on_canonical_rows). Another, "row log" of a join, in
  * a checkpoint written before joins kept an insert-only side's rows in a
  * log: its rows are in map entries, which the join moves into its logs
- * after the restore (weir__op_on_restored). Another, "rank rows" of a
+ * after the restore (weir__op_on_restored); one whose row logs are of the
+ * first element format ("row log: 1 ...", now "2 ...") is re-encoded
+ * after the restore too. Another, "rank rows" of a
  * Top-N or deduplication, in a checkpoint written while they kept each
  * row whole: they re-encode them after the restore (weir__op_on_restored).
  * Another, "partial rows" of the
@@ -75,6 +77,39 @@ static bool map_rows(const char *field)
     return strcmp(field, WEIR__ROW_LOG_FIELD) == 0;
 }
 
+/* The next side named by a "row log" value at *p (before end): its name
+ * without the format's marks after it ("left+time" is "left"), *p past it. */
+static size_t row_log_side(const char **p, const char *end, const char **name)
+{
+    while (*p < end && **p == ' ')
+        (*p)++;
+    *name = *p;
+    size_t n = 0;
+    while (*p + n < end && (*p)[n] != ' ' && (*p)[n] != '+' && (*p)[n] != '-')
+        n++;
+    while (*p < end && **p != ' ')
+        (*p)++;
+    return n;
+}
+
+/* Whether "row log" value ck (of the checkpoint) is of the first element
+ * format and now (the job's) of the current one, both naming the same
+ * sides: the join re-encodes the logs after the restore. */
+static bool row_log_1(const char *ck, size_t cl, const char *now, size_t nl)
+{
+    size_t vl = strlen(WEIR__ROW_LOG);
+    if (cl < 2 || memcmp(ck, "1 ", 2) || nl <= vl || memcmp(now, WEIR__ROW_LOG, vl) || now[vl] != ' ')
+        return false;
+    const char *a = ck + 1, *ae = ck + cl, *b = now + vl, *be = now + nl;
+    while (a < ae || b < be) {
+        const char *an, *bn;
+        size_t al = row_log_side(&a, ae, &an), bl = row_log_side(&b, be, &bn);
+        if (al != bl || memcmp(an, bn, al))
+            return false;
+    }
+    return true;
+}
+
 /* Whether field, in the job's fingerprint and missing from the
  * checkpoint's, is the layout of Top-N rows: a checkpoint of a weir that
  * kept them whole. Not a mismatch: the operator re-encodes them. */
@@ -114,7 +149,8 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
             const char *v = sep + 2;
             size_t vl = ll - (size_t)(v - p), ol = 0;
             const char *o = fp_value(to, field, &ol);
-            bool same = o && ol == vl && memcmp(o, v, vl) == 0;
+            bool same = (o && ol == vl && memcmp(o, v, vl) == 0) ||
+                        (o && from_is_ckpt && !strcmp(field, WEIR__ROW_LOG_FIELD) && row_log_1(v, vl, o, ol));
             if (from_is_ckpt && !same)
                 weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",
                                 out->len ? ", " : "", field, (int)vl, v,
@@ -214,6 +250,15 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
                                "%s of %s keeps every row in a map entry (an earlier weir, or a TTL): the rows of its "
                                "insert-only sides move into their row logs as it restores",
                                c->uid, shown);
+            size_t cl;
+            const char *log_now = fp_value(j->fp, WEIR__ROW_LOG_FIELD, &l), *log_ck = fp_value(c->fp, WEIR__ROW_LOG_FIELD, &cl);
+            bool log_1 = log_now && log_ck && row_log_1(log_ck, cl, log_now, l);
+            weir__job_restore_row_log_1(job, (int)j->node, log_1);
+            if (log_1)
+                weir__ckpt_log(cfg,
+                               "%s of %s keeps its row logs in the first element format (an earlier weir): they "
+                               "are re-encoded into format %s (no time or join key stored twice) as it restores",
+                               c->uid, shown, WEIR__ROW_LOG);
             bool whole = fp_value(j->fp, WEIR__RANK_ROWS_FIELD, &l) && !fp_value(c->fp, WEIR__RANK_ROWS_FIELD, &l);
             weir__job_restore_whole_rank_rows(job, (int)j->node, whole);
             if (whole)

@@ -22,13 +22,18 @@
  * associations (weir_join_row_log: not outer, not semi or anti, not an
  * interval join's side, no TTL) keeps its rows in a list state per join
  * key instead, "join-left-log" or "join-right-log": one element per row
- * (its compact encoding, after its time as an i64 on a bounded side; a
- * duplicate is another element), appended without looking anything up,
- * and scanned in arrival order. A bounded side's expiry rewrites a key's
- * log without the rows it drops (expire_rows). The
- * fingerprint names these sides ("row log"); the rows of a checkpoint that
- * kept them in map entries (an earlier weir) are moved into the logs after
- * its restore (join_unmap), the map state staying registered for that.
+ * (a duplicate is another element), appended without looking anything
+ * up, and scanned in arrival order. Element format 2 (log_form): the
+ * row's compact encoding without the key columns the key holds
+ * (log_drops_key; they are copied from the probing row, whose key is
+ * equal bytes), after its time as an i64 only on a bounded side whose
+ * time is not a stored column (else the expiry reads it from the row). A
+ * bounded side's expiry rewrites a key's log without the rows it drops
+ * (expire_rows). The fingerprint names the format and these sides ("row
+ * log: 2 ..."); the rows of a checkpoint that kept them in map entries (an
+ * earlier weir) are moved into the logs after its restore (join_unmap),
+ * the map state staying registered for that, and logs of format 1 (the
+ * whole row, after its time on a bounded side) are rewritten (join_relog).
  *
  * Per input row (the key is set first): the rows of the other side under
  * the same key are read (their encoded bytes copied out of the state), the
@@ -153,6 +158,22 @@ typedef struct exp_queue {
     size_t spare_cap;
 } exp_queue;
 
+/* How a side's row log stores its rows (format 2, "row log: 2 ..."; see
+ * log_form_init). */
+typedef struct log_form {
+    /* per stored column: left out of the element, the join key holding it
+     * (NULL: none is) */
+    bool *drop;
+    /* the columns left out: column col of the row, the probing row's column
+     * src (the other side's key column); w: the value's bytes, 0 for a string */
+    struct key_fill {
+        uint32_t col, src, w;
+    } fill[WEIR_KEY_MAX_COLS];
+    uint32_t n_fill;
+    bool time_first;  /* the row's time, an i64, before the row: a bounded side whose time is no stored column */
+    bool time_in_row; /* a bounded side's time is its stored column bound_col */
+} log_form;
+
 /* The join key of a row of the batch at hand (batch_keys): its hash, and
  * its len bytes at off in join_op.keys (len over sizeof the core's key:
  * too long, not written, hash 0; its length, or UINT32_MAX for more). */
@@ -197,6 +218,8 @@ typedef struct join_op {
     /* per side, its stored rows' columns in the output (out_side): none for
      * a semi or anti join's right side, never in the output */
     weir__crow_plan plan[2];
+    log_form form[2];    /* a row log's elements, per side */
+    int scan_s;          /* the side scan_side reads */
     weir_buf scan;       /* encoded rows of the other side */
     weir_buf row;        /* encoded input row */
     weir_buf val;        /* a map value being written */
@@ -238,21 +261,79 @@ bool weir_join_row_log(const weir_join_config *c, int s)
     return c->insert_only[s] && !outer && !is_semi_anti(c->type) && !c->interval && ttl == 0;
 }
 
-/* A side's log name in the fingerprint: its elements carry the row's time on a bounded side. */
-static const char *log_side_name(const weir_join_config *c, int s)
+/* Side s's stored column `col`'s type (s's output columns). */
+static weir_type side_type(const weir_join_config *c, int s, uint32_t col)
 {
-    return s == 0 ? (c->bounded[0] ? "left+time" : "left") : (c->bounded[1] ? "right+time" : "right");
+    return c->out_schema->fields[(s == 0 ? 0 : c->n_out[0]) + col].type;
+}
+
+/*
+ * Whether side s's row log leaves out its key column k: a stored column of
+ * a scalar type that the other side's key column k, stored too, has as
+ * well (not side s's time, which the expiry reads from the row). A row is
+ * only ever read when a row of the other side with the same key probes
+ * it, and equal keys are equal bytes: the value is that row's column.
+ */
+static bool log_drops_key(const weir_join_config *c, int s, uint32_t k)
+{
+    uint32_t a = c->keys[s].cols[k], b = c->keys[1 - s].cols[k];
+    if (!weir_join_row_log(c, s) || a >= c->n_out[s] || b >= c->n_out[1 - s] || (c->bounded[s] && a == c->bound_col[s]))
+        return false;
+    weir_type x = side_type(c, s, a), y = side_type(c, 1 - s, b);
+    return x.id == y.id && x.precision == y.precision && x.scale == y.scale && !weir_type_nested_id(x) &&
+           x.id != WEIR_TYPE_NULL;
+}
+
+/* Whether bounded side s's row log reads each row's time from the row (its
+ * column bound_col, stored as a varint), not from an i64 before it. */
+static bool log_time_in_row(const weir_join_config *c, int s)
+{
+    if (!c->bounded[s] || !weir_join_row_log(c, s) || c->bound_col[s] >= c->n_out[s])
+        return false;
+    weir_type_id t = side_type(c, s, c->bound_col[s]).id;
+    return t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_TIMESTAMP || t == WEIR_TYPE_TIMESTAMP_LTZ;
+}
+
+/* A side's log name in the fingerprint: "+time" when its elements begin with the row's time,
+ * "-key" when they leave out key columns. */
+static void log_side_name(const weir_join_config *c, int s, char *out, size_t cap)
+{
+    bool keys = false;
+    for (uint32_t k = 0; k < c->keys[s].n; k++)
+        keys |= log_drops_key(c, s, k);
+    snprintf(out, cap, " %s%s%s", s == 0 ? "left" : "right", c->bounded[s] && !log_time_in_row(c, s) ? "+time" : "",
+             keys ? "-key" : "");
 }
 
 int weir__describe_row_log(weir_job *job, weir_stream s, const weir_join_config *cfg)
 {
-    bool l = weir_join_row_log(cfg, 0), r = weir_join_row_log(cfg, 1);
-    if (!l && !r)
-        return 0;
-    char v[64];
-    snprintf(v, sizeof v, "1%s%s%s%s", l ? " " : "", l ? log_side_name(cfg, 0) : "", r ? " " : "",
-             r ? log_side_name(cfg, 1) : "");
-    return weir_job_describe_state(job, s, WEIR__ROW_LOG_FIELD, v);
+    char v[64] = WEIR__ROW_LOG, side[24];
+    for (int i = 0; i < 2; i++) {
+        if (!weir_join_row_log(cfg, i))
+            continue;
+        log_side_name(cfg, i, side, sizeof side);
+        strcat(v, side);
+    }
+    return strlen(v) == strlen(WEIR__ROW_LOG) ? 0 : weir_job_describe_state(job, s, WEIR__ROW_LOG_FIELD, v);
+}
+
+/* Side s's row-log form (format 2): the key columns it leaves out, where its time is. */
+static int log_form_init(log_form *f, const weir_join_config *c, int s)
+{
+    f->time_in_row = log_time_in_row(c, s);
+    f->time_first = c->bounded[s] && !f->time_in_row;
+    for (uint32_t k = 0; k < c->keys[s].n; k++) {
+        if (!log_drops_key(c, s, k))
+            continue;
+        if (!f->drop && !(f->drop = weir_calloc(c->n_out[s], sizeof *f->drop)))
+            return WEIR_ENOMEM;
+        uint32_t col = c->keys[s].cols[k];
+        weir_type t = side_type(c, s, col);
+        f->drop[col] = true;
+        f->fill[f->n_fill++] =
+            (struct key_fill){col, c->keys[1 - s].cols[k], weir_type_is_varlen(t.id) ? 0 : (uint32_t)weir_type_size(t)};
+    }
+    return 0;
 }
 
 /*
@@ -306,8 +387,10 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
     const weir_schema *os = c->cfg.out_schema;
     for (int side = 0; side < 2; side++) {
         uint32_t off = side == 0 ? 0 : c->cfg.n_out[0];
+        if (c->log[side] && log_form_init(&j->form[side], &c->cfg, side))
+            return WEIR_ENOMEM;
         if (off + c->cfg.n_out[side] <= os->n_fields &&
-            weir__crow_plan_init_at(&j->plan[side], os, off, c->cfg.n_out[side]))
+            weir__crow_plan_init_at(&j->plan[side], os, off, c->cfg.n_out[side], j->form[side].drop))
             return WEIR_ENOMEM;
     }
     j->batched = batched(&c->cfg);
@@ -422,8 +505,9 @@ static int join_recode(void *op, weir_op_ctx *ctx)
 
 static int value_read(const void *v, size_t vlen, int64_t *count, int64_t *assoc, int64_t *ts);
 
-/* Appends a row (len bytes) to a log: after its time t when the log is
- * timed (a bounded side; t WEIR_TS_MIN: never dropped), built in buf. */
+/* Appends a row (len bytes, as the log stores it) to a log: after its time
+ * t when the log is timed (the form's time_first; t WEIR_TS_MIN: never
+ * dropped), built in buf. */
 static int log_put(weir_state *log, bool timed, int64_t t, const void *row, size_t len, weir_buf *buf)
 {
     if (!timed)
@@ -434,25 +518,51 @@ static int log_put(weir_state *log, bool timed, int64_t t, const void *row, size
     return weir_list_add(log, NULL, 0, buf->data, buf->len);
 }
 
-/* Row r of in into side s's row log, as log_put stores it: encoded straight after its time
- * on a bounded side (not encoded, then copied). */
+/* Row r of in into side s's row log, as log_put stores it: encoded (without
+ * the key columns the form leaves out) straight after its time when the
+ * log is timed (not encoded, then copied). */
+static int log_encode_to(join_op *j, int s, weir_state *log, int64_t t, const weir_batch *in, uint32_t r, weir_buf *b)
+{
+    const log_form *f = &j->form[s];
+    weir_buf_clear(b);
+    int rc = f->time_first ? weir_buf_put(b, &t, 8) : 0;
+    if (rc || (rc = weir__crow_encode_append_skip(in, r, j->conf->cfg.n_out[s], f->drop, b)))
+        return rc;
+    return weir_list_add(log, NULL, 0, b->data, b->len);
+}
+
 static int log_encode(join_op *j, int s, int64_t t, const weir_batch *in, uint32_t r)
 {
-    const weir_join_config *c = &j->conf->cfg;
-    weir_buf *b = c->bounded[s] ? &j->val : &j->row;
-    weir_buf_clear(b);
-    int rc = c->bounded[s] ? weir_buf_put(b, &t, 8) : 0;
-    if (rc || (rc = weir__crow_encode_append(in, r, c->n_out[s], b)))
-        return rc;
-    return weir_list_add(j->core.st[s], NULL, 0, b->data, b->len);
+    return log_encode_to(j, s, j->core.st[s], t, in, r, j->form[s].time_first ? &j->val : &j->row);
+}
+
+/*
+ * A whole compact row of side s (a map entry of an earlier weir's
+ * checkpoint, or an element of the first row-log format; its time t) into
+ * side s's row log as format 2 stores it: through row 0 of scratch (side
+ * s's input schema) when the form leaves key columns out.
+ */
+static int log_put_whole(join_op *j, int s, weir_state *log, weir_batch *scratch, int64_t t, const void *row,
+                         size_t len, weir_buf *buf)
+{
+    if (!j->form[s].drop)
+        return log_put(log, j->form[s].time_first, t, row, len, buf);
+    weir_batch_reset(scratch);
+    int r = weir_batch_append_row(scratch);
+    if (r < 0)
+        return r;
+    int rc = weir__crow_decode(row, len, scratch, (uint32_t)r, 0, j->conf->cfg.n_out[s]);
+    return rc ? rc : log_encode_to(j, s, log, t, scratch, (uint32_t)r, buf);
 }
 
 /* One key's map entries of a side with a row log: each row appended to
  * the log as many times as it was present, then the map removed. */
 typedef struct unmap_ctx {
+    join_op *j;
+    int s;
     weir_op_ctx *ctx;
     weir_state *map, *log;
-    bool timed; /* elements carry the row's time (log_put) */
+    weir_batch *scratch; /* side s's input schema (log_put_whole) */
     uint64_t keys;
     weir_buf ents; /* the key's entries: bytes row, bytes value */
     weir_buf elem;
@@ -476,7 +586,7 @@ static int unmap_key(void *ud, const uint8_t *key, size_t klen, const void *ns, 
             value_read(v, vl, &count, &assoc, &ts))
             return WEIR_ECORRUPT;
         for (int64_t i = 0; i < count && !rc; i++)
-            rc = log_put(u->log, u->timed, ts, k, kl, &u->elem);
+            rc = log_put_whole(u->j, u->s, u->log, u->scratch, ts, k, kl, &u->elem);
     }
     return rc ? rc : weir_state_clear(u->map, ns, ns_len);
 }
@@ -484,21 +594,98 @@ static int unmap_key(void *ud, const uint8_t *key, size_t klen, const void *ns, 
 /* After a restore: the rows a checkpoint of an earlier weir kept in map
  * entries on a side that now has a row log go into the log (the order of
  * a key's rows is then the map's; all later ones come after them). */
-static int join_unmap(void *op, weir_op_ctx *ctx)
+static int join_unmap(join_op *j, weir_op_ctx *ctx)
 {
-    join_op *j = op;
+    const weir_op_info *info = weir_op_info_of(ctx);
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++) {
         if (!j->conf->log[s])
             continue;
-        unmap_ctx u = {.ctx = ctx, .map = j->map[s], .log = j->core.st[s], .timed = j->conf->cfg.bounded[s]};
+        unmap_ctx u = {.j = j, .s = s, .ctx = ctx, .map = j->map[s], .log = j->core.st[s]};
         weir_buf_init(&u.ents);
         weir_buf_init(&u.elem);
-        rc = weir_state_keys(u.map, unmap_key, &u);
+        if (!(u.scratch = weir_batch_create(info->input_schemas[s], 1)))
+            rc = WEIR_ENOMEM;
+        if (!rc)
+            rc = weir_state_keys(u.map, unmap_key, &u);
+        weir_batch_destroy(u.scratch);
         weir_buf_fini(&u.ents);
         weir_buf_fini(&u.elem);
     }
     return rc;
+}
+
+/* Appends a list element to the weir_buf ud: bytes element. */
+static int collect_elem(void *ud, const void *e, size_t len)
+{
+    return weir_buf_put_bytes(ud, e, len);
+}
+
+/* One key's row log of the first format (the whole row, after its time on
+ * a bounded side), rewritten in format 2 in the same order. */
+static int relog_key(void *ud, const uint8_t *key, size_t klen, const void *ns, size_t ns_len)
+{
+    (void)key;
+    (void)klen;
+    unmap_ctx *u = ud;
+    int rc;
+    if (++u->keys % 1024 == 0 && (rc = weir_op_interrupted(u->ctx)))
+        return rc;
+    weir_buf_clear(&u->ents);
+    if ((rc = weir_list_get(u->log, ns, ns_len, collect_elem, &u->ents)) ||
+        (rc = weir_state_clear(u->log, ns, ns_len)))
+        return rc;
+    bool timed = u->j->conf->cfg.bounded[u->s];
+    weir_cursor cur;
+    weir_cursor_init(&cur, u->ents.data, u->ents.len);
+    while (!rc && weir_cursor_left(&cur) > 0) {
+        const void *ev;
+        size_t len;
+        int64_t t = WEIR_TS_MIN;
+        if (weir_cursor_get_bytes(&cur, &ev, &len) || (timed && len < 8))
+            return WEIR_ECORRUPT;
+        const uint8_t *e = ev;
+        if (timed) {
+            memcpy(&t, e, 8);
+            e += 8;
+            len -= 8;
+        }
+        rc = log_put_whole(u->j, u->s, u->log, u->scratch, t, e, len, &u->elem);
+    }
+    return rc;
+}
+
+/* After a restore of a checkpoint whose row logs are of the first format
+ * (checkpoint/compat.c says so): the logs of the sides whose elements
+ * changed (key columns left out, or the time read from the row) rewritten. */
+static int join_relog(join_op *j, weir_op_ctx *ctx)
+{
+    const weir_op_info *info = weir_op_info_of(ctx);
+    int rc = 0;
+    for (int s = 0; s < 2 && !rc; s++) {
+        if (!j->conf->log[s] || (!j->form[s].drop && !j->form[s].time_in_row))
+            continue;
+        unmap_ctx u = {.j = j, .s = s, .ctx = ctx, .log = j->core.st[s]};
+        weir_buf_init(&u.ents);
+        weir_buf_init(&u.elem);
+        if (!(u.scratch = weir_batch_create(info->input_schemas[s], 1)))
+            rc = WEIR_ENOMEM;
+        if (!rc)
+            rc = weir_state_keys(u.log, relog_key, &u);
+        weir_batch_destroy(u.scratch);
+        weir_buf_fini(&u.ents);
+        weir_buf_fini(&u.elem);
+    }
+    return rc;
+}
+
+/* After every restore: row logs of the first format re-encoded, then the
+ * rows of map entries (a checkpoint before row logs) moved into the logs. */
+static int join_restored(void *op, weir_op_ctx *ctx)
+{
+    join_op *j = op;
+    int rc = weir__op_restores_row_log_1(ctx) ? join_relog(j, ctx) : 0;
+    return rc ? rc : join_unmap(j, ctx);
 }
 
 static int join_open(void *op, weir_op_ctx *ctx)
@@ -520,7 +707,7 @@ static int join_open(void *op, weir_op_ctx *ctx)
     j->n_expired = weir_op_counter(ctx, "expired_rows");
     weir__op_on_canonical_rows(ctx, join_recode);
     if (jc->log[0] || jc->log[1])
-        weir__op_on_restored(ctx, join_unmap);
+        weir__op_on_restored(ctx, join_restored);
     return 0;
 }
 
@@ -537,8 +724,10 @@ static void join_close(void *op)
     weir_free(j->refs);
     weir_free(j->rkeys);
     weir_buf_fini(&j->keys);
-    for (int s = 0; s < 2; s++)
+    for (int s = 0; s < 2; s++) {
         weir__crow_plan_fini(&j->plan[s]);
+        weir_free(j->form[s].drop);
+    }
     weir_buf_fini(&j->scan);
     weir_buf_fini(&j->row);
     weir_buf_fini(&j->val);
@@ -782,6 +971,31 @@ static int drain_keys(const exp_bucket *b, listing **out, size_t *n_out)
  * decoded from its stored bytes in j->scan. An output row is built once,
  * from where its values lie, not copied from a candidate.
  */
+/*
+ * The key columns a stored row of log side o leaves out, into row `row` of
+ * dst (side o's columns at off; want: only those columns, NULL: all): from
+ * the input row at hand (in, r), whose key is the stored row's.
+ */
+static inline int fill_keys(const join_op *j, int o, weir_batch *dst, uint32_t row, uint32_t off, const bool *want,
+                            const weir_batch *in, uint32_t r)
+{
+    const log_form *f = &j->form[o];
+    for (uint32_t i = 0; i < f->n_fill; i++) {
+        const struct key_fill *x = &f->fill[i];
+        if (want && !want[x->col])
+            continue;
+        if (x->w == 8 && !weir_batch_is_null(in, x->src, r)) { /* most keys: one move, not a call */
+            memcpy((char *)dst->cols[off + x->col].data + (size_t)row * 8,
+                   (const char *)in->cols[x->src].data + (size_t)r * 8, 8);
+            continue;
+        }
+        int rc = weir__row_copy_cols(dst, row, off + x->col, in, r, x->src, 1);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 static int out_side(join_op *j, weir_op_ctx *ctx, uint32_t r, int side, uint32_t i)
 {
     const weir_join_config *c = &j->conf->cfg;
@@ -790,7 +1004,9 @@ static int out_side(join_op *j, weir_op_ctx *ctx, uint32_t r, int side, uint32_t
         return weir__row_copy_cols(j->core.out, r, off, j->in, j->in_row, 0, c->n_out[side]);
     const cand_ref *cr = &j->refs[i];
     int rc = weir__crow_plan_decode(&j->plan[side], j->scan.data + cr->off, cr->len, j->core.out, r);
-    return rc ? weir_op_fail(ctx, rc, "join state holds a row that does not decode") : 0;
+    if (rc)
+        return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
+    return j->form[side].n_fill ? fill_keys(j, side, j->core.out, r, off, NULL, j->in, j->in_row) : 0;
 }
 
 static int residual(join_op *j, weir_op_ctx *ctx, const weir_batch *cand);
@@ -911,14 +1127,29 @@ static int scan_timed(void *ud, const void *e, size_t len)
     return len < 8 ? WEIR_ECORRUPT : scan_visit(ud, (const uint8_t *)e + 8, len - 8, e, 8);
 }
 
+/* The same for an element of a row log whose time is the row's column bound_col (NULL: WEIR_TS_MIN). */
+static int scan_row_time(void *ud, const void *e, size_t len)
+{
+    join_op *j = ud;
+    int s = j->scan_s;
+    int64_t t = WEIR_TS_MIN;
+    int rc = weir__crow_plan_get_i64(&j->plan[s], e, len, j->conf->cfg.bound_col[s], &t);
+    if (rc < 0)
+        return rc;
+    if (rc == 1)
+        t = WEIR_TS_MIN;
+    return scan_visit(ud, e, len, &t, 8);
+}
+
 /* Copies side s's rows of the current key into j->refs and j->scan; s is
- * a bounded side (a log side's elements are read as timed ones). */
+ * a bounded side (a log side's elements are read with their times). */
 static int scan_side(join_op *j, int s)
 {
     j->n_refs = 0;
+    j->scan_s = s;
     weir_buf_clear(&j->scan);
     if (j->conf->log[s])
-        return weir_list_get(j->core.st[s], NULL, 0, scan_timed, j);
+        return weir_list_get(j->core.st[s], NULL, 0, j->form[s].time_first ? scan_timed : scan_row_time, j);
     return weir_map_iterate(j->core.st[s], NULL, 0, scan_visit, j);
 }
 
@@ -981,13 +1212,15 @@ static int gather_visit(void *ud, const void *k, size_t klen, const void *v, siz
         return rc;
     uint32_t off = o == 0 ? 0 : c->n_out[0];
     rc = cand_append(j, g->s, g->in, g->r, &row);
-    if (!rc && (rc = weir__crow_decode_some(k, klen, j->core.cand, (uint32_t)row, off, c->n_out[o], j->reads + off,
-                                                 cand_schema(c))))
+    if (!rc && (rc = weir__crow_decode_some(k, klen, j->core.cand, (uint32_t)row, off, c->n_out[o], j->form[o].drop,
+                                            j->reads + off, cand_schema(c))))
         g->bad_row = true;
+    if (!rc && j->form[o].n_fill)
+        rc = fill_keys(j, o, j->core.cand, (uint32_t)row, off, j->reads + off, g->in, g->r);
     return rc;
 }
 
-/* One element of a row log: a row present once, with no time. */
+/* One element of a row log: a row present once (a time in the row is not read: a match needs none). */
 static int gather_elem(void *ud, const void *row, size_t len)
 {
     return gather_visit(ud, row, len, NULL, 0);
@@ -1023,7 +1256,6 @@ static void cands_reset(join_op *j)
  */
 static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r, bool null_key)
 {
-    const weir_join_config *c = &j->conf->cfg;
     int o = 1 - s;
     j->in = in;
     j->in_row = r;
@@ -1031,7 +1263,7 @@ static int gather(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uin
     cands_reset(j);
     gather_scan g = {j, in, r, s, false};
     int rc = null_key         ? 0
-             : j->conf->log[o] ? weir_list_get(j->core.st[o], NULL, 0, c->bounded[o] ? gather_timed : gather_elem, &g)
+             : j->conf->log[o] ? weir_list_get(j->core.st[o], NULL, 0, j->form[o].time_first ? gather_timed : gather_elem, &g)
                                : weir_map_iterate(j->core.st[o], NULL, 0, gather_visit, &g);
     if (g.bad_row)
         return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
@@ -1390,7 +1622,7 @@ static int expire_logged(join_op *j, int s, weir_ts upto)
     for (uint32_t i = 0; !rc && i < j->n_refs; i++) {
         cand_ref *cr = &j->refs[i];
         if (row_expiry(c, s, cr->ts) > upto)
-            rc = log_put(j->core.st[s], true, cr->ts, j->scan.data + cr->off, cr->len, &j->val);
+            rc = log_put(j->core.st[s], j->form[s].time_first, cr->ts, j->scan.data + cr->off, cr->len, &j->val);
     }
     return rc;
 }

@@ -451,9 +451,9 @@ int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *o
     return crow_encode(b, row, n, NULL, out);
 }
 
-int weir__crow_encode_append(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out)
+int weir__crow_encode_append_skip(const weir_batch *b, uint32_t row, uint32_t n, const bool *skip, weir_buf *out)
 {
-    return crow_append(b, row, n, NULL, out);
+    return skip ? crow_append(b, row, n, skip, out) : crow_append(b, row, n, NULL, out);
 }
 
 int weir__crow_encode_skip(const weir_batch *b, uint32_t row, uint32_t n, const bool *skip, weir_buf *out)
@@ -574,9 +574,9 @@ int weir__crow_decode_skip(const uint8_t *p, size_t len, weir_batch *dst, uint32
 }
 
 int weir__crow_decode_some(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n,
-                           const bool *want, const weir_schema *types)
+                           const bool *skip, const bool *want, const weir_schema *types)
 {
-    return crow_decode(p, len, dst, row, off, n, NULL, want, types);
+    return crow_decode(p, len, dst, row, off, n, skip, want, types);
 }
 
 /* ---- the compact encoding of one row type (weir__crow_plan) ---- */
@@ -622,9 +622,9 @@ int weir__crow_plan_init(weir__crow_plan *pl, const weir_schema *s, uint32_t n, 
     return plan_init(pl, s, 0, n, skip);
 }
 
-int weir__crow_plan_init_at(weir__crow_plan *pl, const weir_schema *s, uint32_t off, uint32_t n)
+int weir__crow_plan_init_at(weir__crow_plan *pl, const weir_schema *s, uint32_t off, uint32_t n, const bool *skip)
 {
-    return plan_init(pl, s, off, n, NULL);
+    return plan_init(pl, s, off, n, skip);
 }
 
 size_t weir__crow_plan_len(const weir__crow_plan *pl, const weir_batch *b, uint32_t row)
@@ -686,6 +686,32 @@ int weir__crow_plan_decode(const weir__crow_plan *pl, const uint8_t *p, size_t l
     if (hp.h)
         dst->heap_len = rc ? heap_before : hp.at.off + hp.used;
     return rc;
+}
+
+int weir__crow_plan_get_i64(const weir__crow_plan *pl, const uint8_t *p, size_t len, uint32_t col, int64_t *v)
+{
+    const uint8_t *end = p + len, *bits = p;
+    size_t nb = (pl->n + 7) / 8;
+    if (len < nb)
+        return WEIR_ECORRUPT;
+    p += nb;
+    for (uint32_t i = 0; i < pl->n_stored; i++) {
+        const weir__crow_col *e = &pl->cols[i];
+        bool null = bits[e->col >> 3] & e->bit;
+        if (e->col == col) {
+            uint64_t u;
+            if (null)
+                return 1;
+            if (e->kind != CK_V64 || !vget(&p, end, &u))
+                return WEIR_ECORRUPT;
+            *v = (int64_t)((u >> 1) ^ (uint64_t)-(int64_t)(u & 1));
+            return 0;
+        }
+        int rc = null ? 0 : crow_col_get(e->kind, NULL, e->w, &p, end, NULL, NULL, 0, false, NULL);
+        if (rc)
+            return rc;
+    }
+    return WEIR_ECORRUPT;
 }
 
 int weir__crow_recode(const uint8_t *p, size_t len, weir_batch *scratch, uint32_t n, weir_buf *out)

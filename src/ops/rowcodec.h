@@ -68,20 +68,22 @@ int weir__crow_decode_skip(const uint8_t *p, size_t len, weir_batch *dst, uint32
                            const bool *skip);
 /* Clears out and writes that encoding of columns [0, n) of (b, row) into it. */
 int weir__crow_encode(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out);
-/* The same after out's bytes, which it keeps (a join's bounded side: the row's time first). */
-int weir__crow_encode_append(const weir_batch *b, uint32_t row, uint32_t n, weir_buf *out);
+/* weir__crow_encode_skip after out's bytes, which it keeps (a join's row log: the row's time
+ * first on some bounded sides). */
+int weir__crow_encode_append_skip(const weir_batch *b, uint32_t row, uint32_t n, const bool *skip, weir_buf *out);
 /* Writes a compact row into columns [off, off + n) of (dst, row), a row
  * whose columns are marked valid (a NULL column is set NULL), its strings
  * in one piece of dst's heap; WEIR_ECORRUPT when it does not decode. */
 int weir__crow_decode(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n);
-/* The same for the columns i with want[i] only (want has n entries); the
+/* The same for the columns i with want[i] only (want has n entries) of a
+ * row stored without the columns i with skip[i] (skip NULL: none); the
  * others of the row are left as they are. The row is read up to its last
  * column wanted: a row cut or spoilt after it is not refused here (a row
  * decoded whole, as every row a join emits is, is checked whole).
  * The row's column types are those of columns [off, off + n) of types
  * (NULL: dst's; a column not wanted may have another type in dst). */
 int weir__crow_decode_some(const uint8_t *p, size_t len, weir_batch *dst, uint32_t row, uint32_t off, uint32_t n,
-                           const bool *want, const weir_schema *types);
+                           const bool *skip, const bool *want, const weir_schema *types);
 /*
  * A row of a checkpoint written before the compact encoding: the canonical
  * encoding of columns [0, n) at p (len bytes) into out in the compact one,
@@ -116,10 +118,10 @@ typedef struct weir__crow_plan {
 
 /* The plan of columns [0, n) of s, the columns c where skip[c] left out (skip NULL: none). */
 int weir__crow_plan_init(weir__crow_plan *pl, const weir_schema *s, uint32_t n, const bool *skip);
-/* The plan of columns [off, off + n) of s, none left out: a join's stored rows of one side,
- * read into its columns of the output (the column kinds taken once, not per column of
- * every row decoded). */
-int weir__crow_plan_init_at(weir__crow_plan *pl, const weir_schema *s, uint32_t off, uint32_t n);
+/* The plan of columns [off, off + n) of s, those where skip[c] left out: a join's stored
+ * rows of one side, read into its columns of the output (the column kinds taken once, not
+ * per column of every row decoded). */
+int weir__crow_plan_init_at(weir__crow_plan *pl, const weir_schema *s, uint32_t off, uint32_t n, const bool *skip);
 void weir__crow_plan_fini(weir__crow_plan *pl);
 /* The byte length of row `row` of b (columns [0, n) of the plan's types) in that encoding. */
 size_t weir__crow_plan_len(const weir__crow_plan *pl, const weir_batch *b, uint32_t row);
@@ -127,6 +129,10 @@ size_t weir__crow_plan_len(const weir__crow_plan *pl, const weir_batch *b, uint3
 void weir__crow_plan_write(const weir__crow_plan *pl, const weir_batch *b, uint32_t row, size_t len, uint8_t *dst);
 /* Decodes such a row into columns [off, off + n) of (dst, row), as weir__crow_decode_skip. */
 int weir__crow_plan_decode(const weir__crow_plan *pl, const uint8_t *p, size_t len, weir_batch *dst, uint32_t row);
+/* The value of the row's column col (stored; BIGINT or a timestamp) of such a row (len bytes
+ * at p) into *v, read past the columns before it only: 0, or 1 when it is NULL;
+ * WEIR_ECORRUPT when it does not decode that far. */
+int weir__crow_plan_get_i64(const weir__crow_plan *pl, const uint8_t *p, size_t len, uint32_t col, int64_t *v);
 
 /* Appends column col of (b, row) to out in an order-preserving encoding
  * (ops/rank.c): bytewise order of the encodings is SQL order, ASC or DESC,

@@ -99,6 +99,15 @@ void weir__job_restore_whole_rank_rows(weir_job *job, int node, bool whole)
 
 bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx) { return ctx->node->restore_whole_rank_rows; }
 
+void weir__job_restore_row_log_1(weir_job *job, int node, bool first)
+{
+    weir__node *n = job ? weir__job_node(job, node) : NULL;
+    if (n)
+        n->restore_row_log_1 = first;
+}
+
+bool weir__op_restores_row_log_1(const weir_op_ctx *ctx) { return ctx->node->restore_row_log_1; }
+
 const char *weir__job_node_name(const weir_job *job, int node)
 {
     const weir__node *n = job ? weir__job_node(job, node) : NULL;

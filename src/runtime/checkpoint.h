@@ -297,8 +297,17 @@ void weir__job_restore_whole_rank_rows(weir_job *job, int node, bool whole);
 /* Whether the checkpoint this operator restored keeps its Top-N rows whole
  * (for its weir__op_on_restored function). */
 bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx);
-/* The fingerprint field of a join's row logs (weir__describe_row_log in ops/ops.h). */
+/* The fingerprint field of a join's row logs (weir__describe_row_log in ops/ops.h): its
+ * value begins with the elements' format, WEIR__ROW_LOG, then names the sides that log. A
+ * checkpoint of the first format ("1 ...": every element the whole row, after its time on a
+ * bounded side) is re-encoded after the restore (weir__op_on_restored). */
 #define WEIR__ROW_LOG_FIELD "row log"
+#define WEIR__ROW_LOG "2"
+/* Marks whether the checkpoint restored into node keeps its row logs in the first format
+ * (checkpoint/compat.c); before the job starts. */
+void weir__job_restore_row_log_1(weir_job *job, int node, bool first);
+/* Whether the checkpoint this operator restored does (for its weir__op_on_restored function). */
+bool weir__op_restores_row_log_1(const weir_op_ctx *ctx);
 /* Marks whether the checkpoint restored into node keeps its rows in the
  * canonical encoding (checkpoint/compat.c); before the job starts. */
 void weir__job_restore_canonical_rows(weir_job *job, int node, bool canonical);

@@ -12,13 +12,16 @@ set -eu
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 # FIXTURE_DIR: another fixture folder (its job.sql) made the same way.
 HERE=${FIXTURE_DIR:-$(cd "$(dirname "$0")" && pwd)}
+# WEIR_FIXTURE_PARALLELISM: the jobs' parallelism (the default: the job's own).
+PAR=()
+[ -n "${WEIR_FIXTURE_PARALLELISM:-}" ] && PAR=(-D parallelism.default="$WEIR_FIXTURE_PARALLELISM")
 make_one() { # $1: fixture name, then -D options
     local name=$1 T
     shift
     T=$(mktemp -d /tmp/weir-canonical-rows-XXXXXX)
     cp "$HERE/job.sql" "$T/"
     cd "$T"
-    "$WEIR" run job.sql "$@" > /dev/null 2> log &
+    "$WEIR" run job.sql ${PAR[@]+"${PAR[@]}"} "$@" > /dev/null 2> log &
     local pid=$!
     for ((i = 0; i < 1000; i++)); do compgen -G "ckpt/chk-*/_metadata" > /dev/null && break; sleep 0.01; done
     kill -9 "$pid" || { echo "$name: the job ended before it was killed"; exit 1; }
@@ -42,7 +45,7 @@ make_savepoint() {
     T=$(mktemp -d /tmp/weir-canonical-rows-XXXXXX)
     cp "$HERE/job.sql" "$T/"
     cd "$T"
-    "$WEIR" run job.sql -D state.savepoints.dir=sp > /dev/null 2> log &
+    "$WEIR" run job.sql ${PAR[@]+"${PAR[@]}"} -D state.savepoints.dir=sp > /dev/null 2> log &
     local pid=$!
     for ((i = 0; i < 1000; i++)); do compgen -G "ckpt/chk-*/_metadata" > /dev/null && break; sleep 0.01; done
     "$WEIR" savepoint "$pid" --stop > /dev/null
