@@ -35,13 +35,20 @@ name those the N processes get, with R partitions, on a fresh mock cluster.
 In a third of the jobs (--ckpt-share) the N processes take checkpoints
 together (a control topic, one checkpoint folder, every 30 to 100 ms) and
 write exactly-once file sinks (debezium-json, one folder for all
-processes); half of those have one process killed with SIGKILL at a random
-moment and started again with the same index (the others restart in their
-process, restart-strategy), or, in half of those, every process killed
-at once and all started again at another parallelism (1, 2 or 4; splits,
-key groups and operator state then move between the processes): the
-committed output, folded in the order it was written, must equal the
-oracle - nothing lost, nothing twice.
+processes); half of those have a process killed with SIGKILL at a random
+moment: in half of those one process, started again with the same index
+(the others restart in their process, restart-strategy); in a quarter
+every process at once, all started again at another parallelism (1, 2 or
+4; splits, key groups and operator state then move between the
+processes); in a quarter every process, 0.3 to 1 s after the first
+checkpoint, the job started again on another number of processes (1 to
+3, each started with the new count, at a parallelism drawn anew: it
+rescales from its last checkpoint, docs/cluster.md). Such a job watches
+its input folder until the kill (source.monitor-interval: it never ends,
+so its checkpoints hold its pending windows and state, which the rescale
+must deal out) and reads it bounded after it. The committed output,
+folded in the order it was written, must equal the oracle - nothing
+lost, nothing twice.
 
 Queries whose plan reads a global (single-instance) or broadcast exchange
 (a global GROUP BY, Top-N, OVER or deduplication without PARTITION BY,
@@ -63,6 +70,7 @@ ASan); WEIR_CLUSTERDIFF_FAMILIES (comma list, "-name" leaves one out);
 WEIR_CLUSTERDIFF_OUT keeps failed jobs' folders.
 """
 
+import glob
 import os
 import re
 import shutil
@@ -178,6 +186,7 @@ class Setup:
         self.ckpt = None  # checkpoint interval (ms) with exactly-once file sinks
         self.kill = None  # (process, seconds after the start) with checkpoints
         self.repar = None  # with kill: every process killed, restarted at this parallelism
+        self.rescale = None  # with kill: every process killed, restarted as (processes, parallelism)
 
     def __str__(self):
         s = "%d processes x parallelism %d, %d partitions, batch %d%s" % (
@@ -188,6 +197,10 @@ class Setup:
             s += ", checkpoints every %d ms into exactly-once files" % self.ckpt
         if self.kill and self.repar:
             s += ", every process killed after %.2f s and restarted at parallelism %d" % (self.kill[1], self.repar)
+        elif self.kill and self.rescale:
+            s += ", every process killed %.2f s after the first checkpoint and restarted as %d processes x " \
+                "parallelism %d" % (
+                (self.kill[1],) + self.rescale)
         elif self.kill:
             s += ", process %d killed after %.2f s" % self.kill
         return s
@@ -316,6 +329,8 @@ def run_cluster(case, fam, j, queries, folder, st):
         with open(os.path.join(folder, script), "w") as f:
             f.write(FILE_SINK.sub(r"WITH ('connector' = 'filesystem', 'path' = 'out/\1', 'format' = 'debezium-json')",
                                   fam.sql(j, queries)))
+    if st.rescale:
+        script = watched_input(folder, script)
     write_repro(folder, st, names, script)
     mock = Mock(case, os.path.join(folder, "mock2"), want)
     procs = [None] * st.n
@@ -329,10 +344,16 @@ def run_cluster(case, fam, j, queries, folder, st):
                                                            st.partitions), "p%d" % i)
         if st.kill:
             victim, after = st.kill
+            if st.rescale:
+                # after the first checkpoint: the job, watching its input,
+                # holds its windows and state until its end
+                while not checkpointed(folder, st.n) and time.time() < t0 + 30 and procs[victim].poll() is None:
+                    time.sleep(0.01)
+                t0 = time.time()
             while time.time() < t0 + after and procs[victim].poll() is None:
                 time.sleep(0.01)
             if procs[victim].poll() is None:
-                victims = range(st.n) if st.repar else [victim]
+                victims = range(st.n) if st.repar or st.rescale else [victim]
                 for v in victims:
                     if procs[v].poll() is None:
                         procs[v].send_signal(signal.SIGKILL)
@@ -342,9 +363,12 @@ def run_cluster(case, fam, j, queries, folder, st):
                     case.counts["kills"] += 1
                 if st.repar:
                     case.counts["restarts of every process at another parallelism"] += 1
-                for v in victims:
-                    procs[v] = start(case, folder, script, options(st, folder, GROUP, mock.servers, st.n,
-                                                                   v, st.partitions, st.repar), "p%d" % v)
+                if st.rescale:
+                    procs = rescale(case, folder, st, mock)
+                else:
+                    for v in victims:
+                        procs[v] = start(case, folder, script, options(st, folder, GROUP, mock.servers, st.n,
+                                                                       v, st.partitions, st.repar), "p%d" % v)
             else:
                 case.counts["kills too late (the job had ended)"] += 1
         wait_all(procs, case.args.timeout)
@@ -358,9 +382,11 @@ def run_cluster(case, fam, j, queries, folder, st):
             "p%d: %s" % (i, read(os.path.join(folder, "p%d.log" % i)).strip()[-300:]) for i in running))]
     failed = [i for i, p in enumerate(procs) if p.returncode]
     if failed:
-        return None, ["process %d of %d exited %s: %s" % (i, st.n, procs[i].returncode,
+        return None, ["process %d of %d exited %s: %s" % (i, len(procs), procs[i].returncode,
                                                           read(os.path.join(folder, "p%d.log" % i)).strip()[-1500:])
                       for i in failed]
+    if st.rescale:
+        count_rescaled_restore(case, folder)
     if st.ckpt:
         many = rd.print_lines(Folder(folder), fam.sinks(j, queries))
     else:
@@ -368,6 +394,62 @@ def run_cluster(case, fam, j, queries, folder, st):
         for i in range(st.n):
             many += renamed_lines(read(os.path.join(folder, "p%d.out" % i)), i)
     return (one, many), []
+
+
+def rescale(case, folder, st, mock):
+    """Starts the job again, after every process was killed, on another
+    number of processes (and parallelism in each): every one started anew
+    with the new count, which rescales the job from its last checkpoint
+    (docs/cluster.md, Rescaling); the old processes past the new count
+    stay dead. Returns the new processes."""
+    n, par = st.rescale
+    case.counts["restarts of every process on %s processes" % ("fewer" if n < st.n else "more")] += 1
+    return [start(case, folder, "final.sql", options(st, folder, GROUP, mock.servers, n, v, st.partitions, par),
+                  "p%d" % v) for v in range(n)]
+
+
+WATCH = "'source.monitor-interval' = '50ms'"
+
+
+def watched_input(folder, script):
+    """A rescaled job's scripts (returns the first): until the kill it
+    watches its input (in.json copied into the folder in/), so it never
+    ends and every checkpoint holds its pending windows and state; the job
+    started again on the new count reads the same folder bounded, to its
+    end (a restore takes that: the split is the same file)."""
+    os.makedirs(os.path.join(folder, "in"), exist_ok=True)
+    shutil.copy(os.path.join(folder, "in.json"), os.path.join(folder, "in", "in.json"))
+    old = "'path' = 'in.json', 'format' = 'json')"
+    text = read(os.path.join(folder, script))
+    assert old in text
+    bounded = text.replace(old, "'path' = 'in', 'format' = 'json')")
+    with open(os.path.join(folder, "final.sql"), "w") as f:
+        f.write(bounded)
+    with open(os.path.join(folder, "watch.sql"), "w") as f:
+        f.write(bounded.replace("'path' = 'in', 'format' = 'json')", "'path' = 'in', 'format' = 'json', %s)" % WATCH))
+    return "watch.sql"
+
+
+def checkpointed(folder, n):
+    """Whether every one of the n processes wrote its part of one
+    checkpoint (its _metadata)."""
+    parts = [glob.glob(os.path.join(folder, "ck", "process-%d" % i, "chk-*", "_metadata")) for i in range(n)]
+    ids = [{os.path.basename(os.path.dirname(m)) for m in ms} for ms in parts]
+    return bool(set.intersection(*ids))
+
+
+def count_rescaled_restore(case, folder):
+    """Counts what the job rescaled from: a checkpoint taken while it
+    ran, its final one (nothing left to do), or none complete (a fresh
+    start), as process 0 of the new count logged it."""
+    log = read(os.path.join(folder, "p0.log")).split("--- killed by cluster_diff")[-1]
+    if "the job had ended there" in log:
+        what = "its final checkpoint"
+    elif "restoring from" in log:
+        what = "a checkpoint taken while it ran"
+    else:
+        what = "no checkpoint (a fresh start)"
+    case.counts["rescaled jobs restored from " + what] += 1
 
 
 class Folder:
@@ -432,8 +514,18 @@ def run_case(case):
             # another parallelism (splits, key groups and operator state
             # move between the processes)
             pars = [p for p in (1, 2, 4) if p * st.n <= 8 and p != st.parallelism]
-            if pars and case.rng.random() < 0.5:
+            draw = case.rng.random()
+            if pars and draw < 0.25:
                 st.repar = case.rng.choice(pars)
+            elif draw < 0.5 and "OPTIONS(" not in fam.sql(j, j.queries):
+                # a quarter (not with table hints, which read in.json
+                # bounded): every process killed at once and the job
+                # started again on another number of processes, at a
+                # parallelism in each drawn anew (key groups, operator
+                # state and splits dealt out over the new count)
+                n = case.rng.choice([m for m in (1, 2, 3) if m != st.n])
+                st.rescale = (n, case.rng.choice([p for p in (1, 2, 4) if p * n <= 8]))
+                st.kill = (st.kill[0], case.rng.uniform(0.3, 1))
     glob = global_queries(case, fam, j, j.queries, case.folder, st)
     case.counts["queries refused (global exchange)"] += len(glob)
     if glob:

@@ -89,7 +89,11 @@ the oracle's rules, for one query): the rows from there on come in a
 second file added before the last run, so that row meets the watermark
 the last run restores - late, or within the allowed lateness, a late
 firing of the window maybe pending across the restore - and the oracle
-stays the same rows in the same order. weir reads them in that order
+stays the same rows in the same order. Most rank jobs (one file, window
+Top-N and deduplication with no allowed lateness) get the same cut before
+a row late in some of its windows by window_rank_diff's rules
+(rank_late_cut): the restored window Top-N must drop it there as the
+uninterrupted run does. weir reads them in that order
 only if the first file had been read whole by the checkpoint or
 savepoint the last run restores (`weir inspect` shows its split
 finished); else the case is skipped (counted). At parallelism above 1
@@ -110,11 +114,12 @@ forgot its last emitted row fails even where a later firing hides it.
 What it does not cover: the changelogs of retract jobs row by row (only
 their final tables: a restore at another parallelism changes how keys
 interleave, one under mini-batch how changes fold) and the aggregates
-retract_diff refuses over an updating input; changelog and rank jobs and
-the window jobs of one file not cut read one input file that is there
+retract_diff refuses over an updating input; changelog jobs, the rank
+jobs not cut and the window jobs of one file not cut read one input file
+that is there
 from the start (their oracles model the watermark of one split), so their
 restored runs mostly resume with all rows read and windows, timers and
-state pending, not half way through the file; a cut window job's late row
+state pending, not half way through the file; a cut job's late row
 comes only in the last run (a bounded one), after all of its first file;
 window jobs over several files have no late rows (so no allowed
 lateness at work, and no late firing across a restore unless its delay
@@ -332,10 +337,14 @@ class WindowJob:
             case.counts["late files read by %s source subtask" % ("another" if other else "the same")] += 1
         tmp = case.path("in", "." + name)
         with open(tmp, "w") as f:
-            f.writelines(sd.json_line(r) + "\n" for r in self.j.rows[self.cut:])
+            f.write(self.input_text(self.j.rows[self.cut:]))
         os.rename(tmp, case.path("in", name))
-        case.counts["window jobs with a row %s after the last restore" % self.cut_row] += 1
+        case.counts["%s jobs with a row %s after the last restore" % (self.family, self.cut_row)] += 1
         return True
+
+    def input_text(self, rows):
+        """The lines of a file of the job's input holding rows."""
+        return "".join(sd.json_line(r) + "\n" for r in rows)
 
     def grow(self, case, i, last):
         os.makedirs(case.path("in"), exist_ok=True)
@@ -344,7 +353,7 @@ class WindowJob:
                 self.files.add(case, f)
         elif i == 0:
             with open(case.path("in", "in.json"), "w") as f:
-                f.writelines(sd.json_line(r) + "\n" for r in self.j.rows[:self.cut])
+                f.write(self.input_text(self.j.rows[:self.cut]))
 
     def live(self, i):
         """Whether files come while run i runs."""
@@ -382,6 +391,20 @@ def late_cut(rng, j):
                 cuts.append((n, "late" if max(ends) + q.lateness <= W else "within the allowed lateness"))
                 break
         top_ts = max(top_ts, ts)
+    return rng.choice(cuts) if cuts else None
+
+
+def rank_late_cut(rng, j):
+    """late_cut for a window_rank_diff job: before a row with a window
+    that ended at or behind W = max(ts before) - delay (its model of one
+    split), so that row is late there (no allowed lateness in it)."""
+    cuts, top_ts = [], None
+    for n, r in enumerate(j.rows):
+        if top_ts is not None and n > 0:
+            ends = [b for _, b in wr.windows_of(r["ts"], j.kind, j.size, j.slide, j.off)]
+            if min(ends) <= top_ts - j.delay:
+                cuts.append((n, "late" if max(ends) <= top_ts - j.delay else "late in some of its windows"))
+        top_ts = r["ts"] if top_ts is None else max(top_ts, r["ts"])
     return rng.choice(cuts) if cuts else None
 
 
@@ -565,6 +588,11 @@ class ChangelogJob(WindowJob):
 
 
 class RankJob(ChangelogJob):
+    """One file (window_rank_diff's oracle models one split), most of
+    them (LATE_CUT_SHARE) cut in two before a row behind a window that
+    fired, as the window jobs' (WindowJob.last_file): the window Top-N,
+    deduplication or aggregation under a ranking must restore the
+    watermark that makes that row late."""
     family = "rank"
 
     def __init__(self, case):
@@ -572,14 +600,17 @@ class RankJob(ChangelogJob):
         self.parallelism, self.batch = self.j.parallelism, self.j.batch
         self.files = None
 
+    def watch(self, case, sts):
+        if case.rng.random() < LATE_CUT_SHARE:
+            cut = rank_late_cut(case.rng, self.j)
+            if cut:
+                self.cut, self.cut_row = cut
+
+    def input_text(self, rows):
+        return wr.input_text(self.j, rows)
+
     def text(self, interval):
         return json_job_text(wr.job_sql(self.j), interval)
-
-    def grow(self, case, i, last):
-        os.makedirs(case.path("in"), exist_ok=True)
-        if i == 0:
-            with open(case.path("in", "in.json"), "w") as f:
-                f.write(wr.input_text(self.j))
 
     def problems(self, case):
         lines = print_lines(case, [("q%d" % q["qid"], ["big", "big", "big", "str", "ts", "ts"])
@@ -594,6 +625,9 @@ class WindowJoinJob(RankJob):
     in the join's state (and in the window aggregations before and after
     it), with their timers."""
     family = "wjoin"
+
+    def watch(self, case, sts):
+        pass  # two files from the start (see the docstring)
 
     def __init__(self, case):
         self.j = wj.Job(case.rng)

@@ -5,8 +5,9 @@
 # changelog (changelog_diff.py) generators, runs each on 2 or 3 processes
 # over librdkafka's mock cluster (repartition topics of 1 to 5 partitions,
 # sometimes a late start, a third with checkpoints across the processes
-# into exactly-once file sinks, half of those with one process killed and
-# started again) and compares what the processes wrote together with the
+# into exactly-once file sinks, half of those with processes killed and
+# started again: one, or all at another parallelism, or all on another
+# number of processes) and compares what the processes wrote together with the
 # generator's oracle; a run of the job on one process over the mock
 # cluster is compared too.
 # Bounded: WEIR_CLUSTERDIFF_JOBS jobs (default 16; 4 under ASan), about two

@@ -237,6 +237,13 @@ typedef struct weir_checkpoint_stats {
      * was canceled without one: its output stays at the last completed
      * checkpoint (a stop-with-savepoint wrote no savepoint). */
     bool final_given_up;
+    /*
+     * Keyed states of the restored checkpoint that an operator subtask did
+     * not register (a renamed state, an operator that no longer keeps it),
+     * counted once per subtask and state: kept, unread, in its checkpoints
+     * (docs/checkpoints.md, "Restore compatibility").
+     */
+    uint64_t restore_unclaimed_states;
 } weir_checkpoint_stats;
 
 /* A consistent copy of the coordinator's counters; WEIR_ENOTFOUND without

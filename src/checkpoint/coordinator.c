@@ -1832,6 +1832,7 @@ static void coord_metrics(void *ud, weir_metric_visit_fn fn, void *fn_ud)
     fn(fn_ud, "checkpoint.failed", (double)st.failed);
     fn(fn_ud, "checkpoint.in_progress", (double)active);
     fn(fn_ud, "checkpoint.restored_id", (double)st.restored_id);
+    fn(fn_ud, "checkpoint.restore_unclaimed_states", (double)st.restore_unclaimed_states);
 }
 
 /* Lists the checkpoint folders of earlier runs: complete ones (retained) and
@@ -1963,6 +1964,33 @@ static int timed_inflight_unplaced(void *ud, const int *node_task,
 {
     weir__coord *c = ud;
     return c->inner.inflight_unplaced(c->inner.ud, node_task, n_nodes, node);
+}
+
+/*
+ * Keyed state a restored operator subtask did not claim (restore source's
+ * unclaimed): one line naming the operator by its id, the subtask, the
+ * state and how much of it there is, and a count in the stats. Under the
+ * mutex: subtasks restore on their own threads, and the lines stay whole.
+ */
+static void on_unclaimed(void *ud, int node, uint32_t job_subtask, const char *state,
+                         uint32_t key_groups, uint64_t entries)
+{
+    weir__coord *c = ud;
+    weir__state_op *ops = NULL;
+    uint32_t n_ops = 0;
+    const char *uid = weir__job_node_name(c->job, node);
+    if (weir__job_state_ops(c->job, &ops, &n_ops) == 0)
+        for (uint32_t i = 0; i < n_ops; i++)
+            if ((int)ops[i].node == node)
+                uid = ops[i].uid;
+    pthread_mutex_lock(&c->mu);
+    c->stats.restore_unclaimed_states++;
+    weir__ckpt_log(&c->cfg,
+                   "%s (subtask %u) of %s: keyed state '%s' (%" PRIu64 " entries in %u key groups) is "
+                   "not registered by the operator: it is kept, unread, in the job's checkpoints",
+                   uid ? uid : "?", job_subtask, c->rec.name, state, entries, key_groups);
+    pthread_mutex_unlock(&c->mu);
+    weir__state_ops_free(ops, n_ops);
 }
 
 /* cfg's object storage options, copied: savepoints open storage later. */
@@ -2394,6 +2422,7 @@ int weir_job_enable_checkpoints(weir_job *job,
                                        c->inner.inflight_unplaced
                                            ? timed_inflight_unplaced
                                            : NULL,
+                                   .unclaimed = on_unclaimed,
                                    .ud = c};
         if ((rc = weir__job_set_restore(job, &rs))) {
             weir_error_set(err, rc,

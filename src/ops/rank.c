@@ -192,6 +192,10 @@ typedef struct rank_op {
     bool top1;
     weir__tz *tz;        /* conf->time_zone loaded; NULL: UTC */
     int64_t tz_end, tz_fire; /* the last local window end and its timer instant */
+    /* Window Top-N: the watermark its checkpoint held (the smallest of the old subtasks'), which
+     * a restored subtask's input has not caught up with yet (window_watermark) */
+    bool have_restored_wm;
+    weir_ts restored_wm;
 } rank_op;
 
 /* ---- the order-preserving sort key ---- */
@@ -1586,6 +1590,18 @@ static int top1_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t
     return 0;
 }
 
+/*
+ * Window Top-N: the watermark that judges a row late. After a restore the input's starts over
+ * (no watermark until the sources send one), so a row behind a window that fired before the
+ * checkpoint would open that window again: the checkpoint's watermark holds until the input's
+ * passes it, as it would have in a run without the restore.
+ */
+static weir_ts window_watermark(const rank_op *o, weir_op_ctx *ctx)
+{
+    weir_ts wm = weir_op_watermark(ctx);
+    return o->have_restored_wm && o->restored_wm > wm ? o->restored_wm : wm;
+}
+
 /* Window Top-N: a row of a window that has not ended is ranked; its window's end is a timer. */
 static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t r)
 {
@@ -1593,7 +1609,7 @@ static int window_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32
     if (weir_batch_is_null(in, col, r))
         return weir_op_fail(ctx, WEIR_EINVAL, "window Top-N: a row without a window end");
     int64_t wend = ((const int64_t *)in->cols[col].data)[r];
-    if (wend <= weir__tz_local_watermark(o->tz, weir_op_watermark(ctx))) {
+    if (wend <= weir__tz_local_watermark(o->tz, window_watermark(o, ctx))) {
         weir_op_counter_add(o->n_late, 1);
         return 0;
     }
@@ -2061,11 +2077,54 @@ static void rank_close(void *op)
     weir_free(o);
 }
 
+/* Window Top-N: its watermark, as operator state (version 1, then the watermark); other
+ * rankings keep none. */
+static int rank_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
+{
+    rank_op *o = op;
+    (void)ckpt_id;
+    if (o->conf->window_end_col < 0)
+        return 0;
+    int rc = weir_buf_put_u8(out, 1);
+    return rc ? rc : weir_buf_put_i64(out, window_watermark(o, ctx));
+}
+
+static int rank_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
+{
+    rank_op *o = op;
+    uint8_t ver = 0;
+    weir_ts wm;
+    int rc = weir_cursor_get_u8(in, &ver);
+    if (!rc && ver != 1)
+        rc = WEIR_ECORRUPT;
+    if (!rc)
+        rc = weir_cursor_get_i64(in, &wm);
+    if (rc)
+        return weir_op_fail(ctx, rc, "window Top-N: cannot read its operator state: %s", weir_strerror(rc));
+    if (!o->have_restored_wm || wm < o->restored_wm)
+        o->restored_wm = wm;
+    o->have_restored_wm = true;
+    return 0;
+}
+
+/* Every old subtask's watermark (a subtask a scale-up added has none of its own): the
+ * smallest, as a window aggregation takes (docs/windows.md). */
+static int rank_restore_union(void *op, weir_op_ctx *ctx, weir_cursor *states, uint32_t n)
+{
+    int rc = 0;
+    for (uint32_t i = 0; i < n && !rc; i++)
+        rc = rank_restore(op, ctx, &states[i]);
+    return rc;
+}
+
 static const weir_operator_class rank_class = {
     .name = "Rank",
     .open = rank_open,
     .process = rank_process,
     .timer = rank_timer,
+    .snapshot = rank_snapshot,
+    .restore = rank_restore,
+    .restore_union = rank_restore_union,
     .close = rank_close,
 };
 

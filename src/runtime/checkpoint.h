@@ -556,6 +556,14 @@ typedef struct weir__restore_source {
      */
     int (*inflight_unplaced)(void *ud, const int *node_task, uint32_t n_nodes,
                              int *node);
+    /*
+     * Optional: told, once an operator subtask (job_subtask: its index over
+     * all the processes of the job) has restored, of each keyed state the
+     * checkpoint gave it that it did not register (weir__backend_unclaimed:
+     * kept, unread), with the key groups and entries holding it.
+     */
+    void (*unclaimed)(void *ud, int node, uint32_t job_subtask, const char *state,
+                      uint32_t key_groups, uint64_t entries);
     void *ud;
 } weir__restore_source;
 

@@ -106,6 +106,32 @@ static int op_restore_union(weir_op_ctx *c, uint32_t old, uint32_t par)
     return rc;
 }
 
+typedef struct unclaimed_ctx {
+    weir_op_ctx *c;
+    const weir__restore_source *rs;
+} unclaimed_ctx;
+
+static void tell_unclaimed(void *ud, const char *state, uint32_t key_groups, uint64_t entries)
+{
+    unclaimed_ctx *u = ud;
+    u->rs->unclaimed(u->rs->ud, u->c->node->id, u->c->info.job_subtask, state, key_groups, entries);
+}
+
+/*
+ * After the restore, once open registered every state the operator uses:
+ * keyed state of the checkpoint that it did not register stays in its
+ * backend, unread, and would otherwise go unnoticed (a renamed state, an
+ * operator that no longer keeps it); the restore source says so.
+ */
+static int report_unclaimed(weir_op_ctx *c)
+{
+    const weir__restore_source *rs = &c->st->job->restore;
+    if (!c->be || !rs->unclaimed)
+        return 0;
+    unclaimed_ctx u = {c, rs};
+    return weir__backend_unclaimed(c->be, tell_unclaimed, &u);
+}
+
 /* Restores operator state, keyed state and timers from the job's restore
  * source. */
 static int op_restore(weir_op_ctx *c)
@@ -141,6 +167,8 @@ static int op_restore(weir_op_ctx *c)
                 rc = weir__timers_restore_kg(c->timers, kg, &cur);
             }
         }
+        if (!rc)
+            rc = report_unclaimed(c);
         if (rc && !(rc == WEIR_ECANCELED && weir__job_canceled(job)))
             weir__subtask_fail(c->st, rc, "%s: cannot restore keyed state: %s",
                                c->node->name, weir_strerror(rc));

@@ -62,6 +62,17 @@ int weir__backend_snapshot_kg(weir__backend *be, uint32_t kg, weir_buf *out);
 int weir__backend_restore_kg(weir__backend *be, uint32_t kg, weir_cursor *in);
 
 /*
+ * Restored state that no operator registered (weir__backend_register) is
+ * kept: it stays in the backend and in every later snapshot, unread, so a
+ * job that registers its name again finds it. fn is called once for each
+ * such state that holds anything, with its name (borrowed for the call),
+ * the number of key groups holding it and of its entries (keys with a
+ * namespace) in them, so that a restore can say what was not claimed.
+ */
+typedef void (*weir__unclaimed_fn)(void *ud, const char *state, uint32_t key_groups, uint64_t entries);
+int weir__backend_unclaimed(weir__backend *be, weir__unclaimed_fn fn, void *ud);
+
+/*
  * Asynchronous snapshots. weir__backend_snapshot_begin, on the backend's
  * thread, pins the state of every owned key group as it is at that moment,
  * cheaply: the memory backend marks its per-key-group tables copy-on-write

@@ -623,6 +623,53 @@ int weir_state_get_result(weir_state *st, const void *ns, size_t ns_len,
     return weir_buf_put(out, v, len);
 }
 
+/* Key groups and entries of state st (collect_keys lists its pairs). */
+static int count_entries(weir_state *st, uint32_t *key_groups, uint64_t *entries)
+{
+    weir__backend *be = st->be;
+    weir_buf pairs;
+    weir_buf_init(&pairs);
+    int rc = 0;
+    *key_groups = 0;
+    *entries = 0;
+    for (uint32_t kg = be->kg_lo; kg < be->kg_hi && !rc; kg++) {
+        weir_buf_clear(&pairs);
+        if ((rc = be->ops->collect_keys(st, kg, &pairs)))
+            break;
+        weir_cursor c;
+        weir_cursor_init(&c, pairs.data, pairs.len);
+        uint64_t n = 0;
+        const void *k, *ns;
+        size_t klen, nslen;
+        while (weir_cursor_left(&c) > 0 && !(rc = weir_cursor_get_bytes(&c, &k, &klen)) &&
+               !(rc = weir_cursor_get_bytes(&c, &ns, &nslen)))
+            n++;
+        *key_groups += n > 0;
+        *entries += n;
+    }
+    weir_buf_fini(&pairs);
+    return rc;
+}
+
+int weir__backend_unclaimed(weir__backend *be, weir__unclaimed_fn fn, void *ud)
+{
+    if (!be || !fn)
+        return WEIR_EINVAL;
+    for (uint32_t i = 0; i < be->n_states; i++) {
+        weir_state *st = be->states[i];
+        if (st->bound)
+            continue;
+        uint32_t kgs;
+        uint64_t entries;
+        int rc = count_entries(st, &kgs, &entries);
+        if (rc)
+            return rc;
+        if (entries)
+            fn(ud, st->desc.name, kgs, entries);
+    }
+    return 0;
+}
+
 /* ---- visiting keys ---- */
 
 int weir_state_keys(weir_state *st, weir_state_key_visit_fn fn, void *ud)
