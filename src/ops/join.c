@@ -563,6 +563,7 @@ typedef struct unmap_ctx {
     weir_op_ctx *ctx;
     weir_state *map, *log;
     weir_batch *scratch; /* side s's input schema (log_put_whole) */
+    bool timed;          /* relog_key: the first format's elements begin with the row's time */
     uint64_t keys;
     weir_buf ents; /* the key's entries: bytes row, bytes value */
     weir_buf elem;
@@ -635,7 +636,7 @@ static int relog_key(void *ud, const uint8_t *key, size_t klen, const void *ns, 
     if ((rc = weir_list_get(u->log, ns, ns_len, collect_elem, &u->ents)) ||
         (rc = weir_state_clear(u->log, ns, ns_len)))
         return rc;
-    bool timed = u->j->conf->cfg.bounded[u->s];
+    bool timed = u->timed;
     weir_cursor cur;
     weir_cursor_init(&cur, u->ents.data, u->ents.len);
     while (!rc && weir_cursor_left(&cur) > 0) {
@@ -656,16 +657,21 @@ static int relog_key(void *ud, const uint8_t *key, size_t klen, const void *ns, 
 }
 
 /* After a restore of a checkpoint whose row logs are of the first format
- * (checkpoint/compat.c says so): the logs of the sides whose elements
- * changed (key columns left out, or the time read from the row) rewritten. */
-static int join_relog(join_op *j, weir_op_ctx *ctx)
+ * (checkpoint/compat.c says so; timed: its sides whose elements begin with
+ * the row's time, bounded then, bounded or not now): the logs of the sides
+ * whose elements changed (key columns left out, the time read from the row,
+ * or the time there and not now or the reverse) rewritten. A row that had
+ * no time and has one before it now gets WEIR_TS_MIN: it is never dropped,
+ * as a row of a side not bounded, and the results are the same. */
+static int join_relog(join_op *j, weir_op_ctx *ctx, const bool timed[2])
 {
     const weir_op_info *info = weir_op_info_of(ctx);
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++) {
-        if (!j->conf->log[s] || (!j->form[s].drop && !j->form[s].time_in_row))
+        const log_form *f = &j->form[s];
+        if (!j->conf->log[s] || (!f->drop && !f->time_in_row && timed[s] == f->time_first))
             continue;
-        unmap_ctx u = {.j = j, .s = s, .ctx = ctx, .log = j->core.st[s]};
+        unmap_ctx u = {.j = j, .s = s, .ctx = ctx, .log = j->core.st[s], .timed = timed[s]};
         weir_buf_init(&u.ents);
         weir_buf_init(&u.elem);
         if (!(u.scratch = weir_batch_create(info->input_schemas[s], 1)))
@@ -684,7 +690,8 @@ static int join_relog(join_op *j, weir_op_ctx *ctx)
 static int join_restored(void *op, weir_op_ctx *ctx)
 {
     join_op *j = op;
-    int rc = weir__op_restores_row_log_1(ctx) ? join_relog(j, ctx) : 0;
+    bool timed[2];
+    int rc = weir__op_restores_row_log_1(ctx, timed) ? join_relog(j, ctx, timed) : 0;
     return rc ? rc : join_unmap(j, ctx);
 }
 
