@@ -6,7 +6,9 @@
 # element holds the row's time before the row only where its side was
 # bounded ("left+time" in its fingerprint), whatever the job is now: the
 # logs are re-encoded by what the checkpoint holds, and the job ends with
-# the results of an uninterrupted run. Fixtures: tests/data/
+# the results of an uninterrupted run. And a checkpoint of format 2 of
+# the side bounded with its time a join key does not fit the side
+# unbounded, nor the reverse. Fixtures: tests/data/
 # join_row_log_1_bounds (memory backend, made by its make.sh).
 set -u
 . "$(cd "$2" && pwd)/tests/support/crash.sh"
@@ -33,5 +35,29 @@ for run in "bounded unbounded.sql" "unbounded job.sql"; do
     fixture_second_run "$fixture into $sql"
     cd "$T" || exit 1
     fixture_compare "$R" "$fixture into $sql"
+done
+# Format 2: with the time a join key too (a.ts = w.we), the bounded side
+# keeps the time before the row ("left+time-key") and the unbounded one
+# leaves it out with the key ("left-key"): a checkpoint of either does not
+# fit the other, refused as it restores (not a row that does not decode).
+for sql in job.sql unbounded.sql; do
+    sed 's/ON a.m = w.mr WHERE/ON a.m = w.mr AND a.ts = w.we WHERE/' "$FIX/$sql" > "$T/keyed-$sql"
+done
+for run in "job.sql unbounded.sql left+time-key left-key" "unbounded.sql job.sql left-key left+time-key"; do
+    read -r from into was now <<<"$run"
+    R=$T/run-keyed-$from
+    mkdir "$R" && cp "$T/keyed-$from" "$R/job.sql" && cd "$R" || exit 1
+    "$WEIR" run job.sql > /dev/null 2> log &
+    pid=$!
+    for ((i = 0; i < 600; i++)); do [ "$(newest_checkpoint ckpt)" -gt 0 ] && break; sleep 0.01; done
+    kill -9 "$pid" 2> /dev/null
+    wait "$pid" 2> /dev/null
+    pid=
+    [ "$(newest_checkpoint ckpt)" -gt 0 ] || fail "keyed $from: no checkpoint"
+    cp "$T/keyed-$into" job.sql
+    "$WEIR" run job.sql > /dev/null 2> log
+    st=$?
+    [ $st -eq 3 ] && grep -q "row log 2 $was right-key in the checkpoint, 2 $now right-key now" log ||
+        fail "keyed $from into $into: exit $st, not refused for its row log"
 done
 echo "test_restore_join_row_log_1_bounds: ok"

@@ -27,7 +27,8 @@
  * row's compact encoding without the key columns the key holds
  * (log_drops_key; they are copied from the probing row, whose key is
  * equal bytes), after its time as an i64 only on a bounded side whose
- * time is not a stored column (else the expiry reads it from the row). A
+ * time is not a column the element holds (else the expiry reads it from
+ * the row). A
  * bounded side's expiry rewrites a key's log without the rows it drops
  * (expire_rows). The fingerprint names the format and these sides ("row
  * log: 2 ..."); the rows of a checkpoint that kept them in map entries (an
@@ -270,14 +271,17 @@ static weir_type side_type(const weir_join_config *c, int s, uint32_t col)
 /*
  * Whether side s's row log leaves out its key column k: a stored column of
  * a scalar type that the other side's key column k, stored too, has as
- * well (not side s's time, which the expiry reads from the row). A row is
- * only ever read when a row of the other side with the same key probes
- * it, and equal keys are equal bytes: the value is that row's column.
+ * well. A row is only ever read when a row of the other side with the same
+ * key probes it, and equal keys are equal bytes: the value is that row's
+ * column. Whether the side is bounded plays no part (a bounded side whose
+ * time is such a column keeps the time before the row, "+time"): the
+ * fingerprint's marks then tell every element layout apart, a checkpoint
+ * of the side bounded restoring into the side unbounded or the reverse.
  */
 static bool log_drops_key(const weir_join_config *c, int s, uint32_t k)
 {
     uint32_t a = c->keys[s].cols[k], b = c->keys[1 - s].cols[k];
-    if (!weir_join_row_log(c, s) || a >= c->n_out[s] || b >= c->n_out[1 - s] || (c->bounded[s] && a == c->bound_col[s]))
+    if (!weir_join_row_log(c, s) || a >= c->n_out[s] || b >= c->n_out[1 - s])
         return false;
     weir_type x = side_type(c, s, a), y = side_type(c, 1 - s, b);
     return x.id == y.id && x.precision == y.precision && x.scale == y.scale && !weir_type_nested_id(x) &&
@@ -290,6 +294,9 @@ static bool log_time_in_row(const weir_join_config *c, int s)
 {
     if (!c->bounded[s] || !weir_join_row_log(c, s) || c->bound_col[s] >= c->n_out[s])
         return false;
+    for (uint32_t k = 0; k < c->keys[s].n; k++)
+        if (c->keys[s].cols[k] == c->bound_col[s] && log_drops_key(c, s, k))
+            return false; /* left out of the row */
     weir_type_id t = side_type(c, s, c->bound_col[s]).id;
     return t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_TIMESTAMP || t == WEIR_TYPE_TIMESTAMP_LTZ;
 }
