@@ -78,8 +78,9 @@ static bool map_rows(const char *field)
 }
 
 /* The next side named by a "row log" value at *p (before end): its name
- * without the format's marks after it ("left+time" is "left"), *p past it. */
-static size_t row_log_side(const char **p, const char *end, const char **name)
+ * without the format's marks after it ("left+time" is "left"), *p past it;
+ * *timed: the marks hold "+time". */
+static size_t row_log_side(const char **p, const char *end, const char **name, bool *timed)
 {
     while (*p < end && **p == ' ')
         (*p)++;
@@ -87,15 +88,21 @@ static size_t row_log_side(const char **p, const char *end, const char **name)
     size_t n = 0;
     while (*p + n < end && (*p)[n] != ' ' && (*p)[n] != '+' && (*p)[n] != '-')
         n++;
+    *p += n;
+    const char *marks = *p;
     while (*p < end && **p != ' ')
         (*p)++;
+    *timed = memmem(marks, (size_t)(*p - marks), "+time", 5) != NULL;
     return n;
 }
 
 /* Whether "row log" value ck (of the checkpoint) is of the first element
  * format and now (the job's) of the current one, both naming the same
- * sides: the join re-encodes the logs after the restore. */
-static bool row_log_1(const char *ck, size_t cl, const char *now, size_t nl)
+ * sides: the join re-encodes the logs after the restore. timed (NULL: not
+ * wanted): whether the checkpoint's elements of each side begin with the
+ * row's time, which a side bounded in the checkpoint and not now, or the
+ * reverse, does not show in now. */
+static bool row_log_1(const char *ck, size_t cl, const char *now, size_t nl, bool timed[2])
 {
     size_t vl = strlen(WEIR__ROW_LOG);
     if (cl < 2 || memcmp(ck, "1 ", 2) || nl <= vl || memcmp(now, WEIR__ROW_LOG, vl) || now[vl] != ' ')
@@ -103,9 +110,12 @@ static bool row_log_1(const char *ck, size_t cl, const char *now, size_t nl)
     const char *a = ck + 1, *ae = ck + cl, *b = now + vl, *be = now + nl;
     while (a < ae || b < be) {
         const char *an, *bn;
-        size_t al = row_log_side(&a, ae, &an), bl = row_log_side(&b, be, &bn);
+        bool at, bt;
+        size_t al = row_log_side(&a, ae, &an, &at), bl = row_log_side(&b, be, &bn, &bt);
         if (al != bl || memcmp(an, bn, al))
             return false;
+        if (timed)
+            timed[al == 5 && !memcmp(an, "right", 5)] = at;
     }
     return true;
 }
@@ -150,7 +160,7 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
             size_t vl = ll - (size_t)(v - p), ol = 0;
             const char *o = fp_value(to, field, &ol);
             bool same = (o && ol == vl && memcmp(o, v, vl) == 0) ||
-                        (o && from_is_ckpt && !strcmp(field, WEIR__ROW_LOG_FIELD) && row_log_1(v, vl, o, ol));
+                        (o && from_is_ckpt && !strcmp(field, WEIR__ROW_LOG_FIELD) && row_log_1(v, vl, o, ol, NULL));
             if (from_is_ckpt && !same)
                 weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",
                                 out->len ? ", " : "", field, (int)vl, v,
@@ -252,8 +262,9 @@ int weir__ckpt_compat_apply(weir_job *job, const weir_checkpoint_config *cfg,
                                c->uid, shown);
             size_t cl;
             const char *log_now = fp_value(j->fp, WEIR__ROW_LOG_FIELD, &l), *log_ck = fp_value(c->fp, WEIR__ROW_LOG_FIELD, &cl);
-            bool log_1 = log_now && log_ck && row_log_1(log_ck, cl, log_now, l);
-            weir__job_restore_row_log_1(job, (int)j->node, log_1);
+            bool timed[2] = {false, false};
+            bool log_1 = log_now && log_ck && row_log_1(log_ck, cl, log_now, l, timed);
+            weir__job_restore_row_log_1(job, (int)j->node, log_1, timed);
             if (log_1)
                 weir__ckpt_log(cfg,
                                "%s of %s keeps its row logs in the first element format (an earlier weir): they "

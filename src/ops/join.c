@@ -27,7 +27,8 @@
  * row's compact encoding without the key columns the key holds
  * (log_drops_key; they are copied from the probing row, whose key is
  * equal bytes), after its time as an i64 only on a bounded side whose
- * time is not a stored column (else the expiry reads it from the row). A
+ * time is not a column the element holds (else the expiry reads it from
+ * the row). A
  * bounded side's expiry rewrites a key's log without the rows it drops
  * (expire_rows). The fingerprint names the format and these sides ("row
  * log: 2 ..."); the rows of a checkpoint that kept them in map entries (an
@@ -270,14 +271,17 @@ static weir_type side_type(const weir_join_config *c, int s, uint32_t col)
 /*
  * Whether side s's row log leaves out its key column k: a stored column of
  * a scalar type that the other side's key column k, stored too, has as
- * well (not side s's time, which the expiry reads from the row). A row is
- * only ever read when a row of the other side with the same key probes
- * it, and equal keys are equal bytes: the value is that row's column.
+ * well. A row is only ever read when a row of the other side with the same
+ * key probes it, and equal keys are equal bytes: the value is that row's
+ * column. Whether the side is bounded plays no part (a bounded side whose
+ * time is such a column keeps the time before the row, "+time"): the
+ * fingerprint's marks then tell every element layout apart, a checkpoint
+ * of the side bounded restoring into the side unbounded or the reverse.
  */
 static bool log_drops_key(const weir_join_config *c, int s, uint32_t k)
 {
     uint32_t a = c->keys[s].cols[k], b = c->keys[1 - s].cols[k];
-    if (!weir_join_row_log(c, s) || a >= c->n_out[s] || b >= c->n_out[1 - s] || (c->bounded[s] && a == c->bound_col[s]))
+    if (!weir_join_row_log(c, s) || a >= c->n_out[s] || b >= c->n_out[1 - s])
         return false;
     weir_type x = side_type(c, s, a), y = side_type(c, 1 - s, b);
     return x.id == y.id && x.precision == y.precision && x.scale == y.scale && !weir_type_nested_id(x) &&
@@ -290,6 +294,9 @@ static bool log_time_in_row(const weir_join_config *c, int s)
 {
     if (!c->bounded[s] || !weir_join_row_log(c, s) || c->bound_col[s] >= c->n_out[s])
         return false;
+    for (uint32_t k = 0; k < c->keys[s].n; k++)
+        if (c->keys[s].cols[k] == c->bound_col[s] && log_drops_key(c, s, k))
+            return false; /* left out of the row */
     weir_type_id t = side_type(c, s, c->bound_col[s]).id;
     return t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_TIMESTAMP || t == WEIR_TYPE_TIMESTAMP_LTZ;
 }
@@ -563,6 +570,7 @@ typedef struct unmap_ctx {
     weir_op_ctx *ctx;
     weir_state *map, *log;
     weir_batch *scratch; /* side s's input schema (log_put_whole) */
+    bool timed;          /* relog_key: the first format's elements begin with the row's time */
     uint64_t keys;
     weir_buf ents; /* the key's entries: bytes row, bytes value */
     weir_buf elem;
@@ -635,7 +643,7 @@ static int relog_key(void *ud, const uint8_t *key, size_t klen, const void *ns, 
     if ((rc = weir_list_get(u->log, ns, ns_len, collect_elem, &u->ents)) ||
         (rc = weir_state_clear(u->log, ns, ns_len)))
         return rc;
-    bool timed = u->j->conf->cfg.bounded[u->s];
+    bool timed = u->timed;
     weir_cursor cur;
     weir_cursor_init(&cur, u->ents.data, u->ents.len);
     while (!rc && weir_cursor_left(&cur) > 0) {
@@ -656,16 +664,21 @@ static int relog_key(void *ud, const uint8_t *key, size_t klen, const void *ns, 
 }
 
 /* After a restore of a checkpoint whose row logs are of the first format
- * (checkpoint/compat.c says so): the logs of the sides whose elements
- * changed (key columns left out, or the time read from the row) rewritten. */
-static int join_relog(join_op *j, weir_op_ctx *ctx)
+ * (checkpoint/compat.c says so; timed: its sides whose elements begin with
+ * the row's time, bounded then, bounded or not now): the logs of the sides
+ * whose elements changed (key columns left out, the time read from the row,
+ * or the time there and not now or the reverse) rewritten. A row that had
+ * no time and has one before it now gets WEIR_TS_MIN: it is never dropped,
+ * as a row of a side not bounded, and the results are the same. */
+static int join_relog(join_op *j, weir_op_ctx *ctx, const bool timed[2])
 {
     const weir_op_info *info = weir_op_info_of(ctx);
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++) {
-        if (!j->conf->log[s] || (!j->form[s].drop && !j->form[s].time_in_row))
+        const log_form *f = &j->form[s];
+        if (!j->conf->log[s] || (!f->drop && !f->time_in_row && timed[s] == f->time_first))
             continue;
-        unmap_ctx u = {.j = j, .s = s, .ctx = ctx, .log = j->core.st[s]};
+        unmap_ctx u = {.j = j, .s = s, .ctx = ctx, .log = j->core.st[s], .timed = timed[s]};
         weir_buf_init(&u.ents);
         weir_buf_init(&u.elem);
         if (!(u.scratch = weir_batch_create(info->input_schemas[s], 1)))
@@ -684,7 +697,8 @@ static int join_relog(join_op *j, weir_op_ctx *ctx)
 static int join_restored(void *op, weir_op_ctx *ctx)
 {
     join_op *j = op;
-    int rc = weir__op_restores_row_log_1(ctx) ? join_relog(j, ctx) : 0;
+    bool timed[2];
+    int rc = weir__op_restores_row_log_1(ctx, timed) ? join_relog(j, ctx, timed) : 0;
     return rc ? rc : join_unmap(j, ctx);
 }
 

@@ -99,14 +99,22 @@ void weir__job_restore_whole_rank_rows(weir_job *job, int node, bool whole)
 
 bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx) { return ctx->node->restore_whole_rank_rows; }
 
-void weir__job_restore_row_log_1(weir_job *job, int node, bool first)
+void weir__job_restore_row_log_1(weir_job *job, int node, bool first, const bool timed[2])
 {
     weir__node *n = job ? weir__job_node(job, node) : NULL;
-    if (n)
-        n->restore_row_log_1 = first;
+    if (!n)
+        return;
+    n->restore_row_log_1 = first;
+    for (int s = 0; s < 2; s++)
+        n->restore_row_log_1_timed[s] = first && timed[s];
 }
 
-bool weir__op_restores_row_log_1(const weir_op_ctx *ctx) { return ctx->node->restore_row_log_1; }
+bool weir__op_restores_row_log_1(const weir_op_ctx *ctx, bool timed[2])
+{
+    for (int s = 0; s < 2; s++)
+        timed[s] = ctx->node->restore_row_log_1_timed[s];
+    return ctx->node->restore_row_log_1;
+}
 
 const char *weir__job_node_name(const weir_job *job, int node)
 {

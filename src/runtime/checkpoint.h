@@ -304,10 +304,13 @@ bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx);
 #define WEIR__ROW_LOG_FIELD "row log"
 #define WEIR__ROW_LOG "2"
 /* Marks whether the checkpoint restored into node keeps its row logs in the first format
- * (checkpoint/compat.c); before the job starts. */
-void weir__job_restore_row_log_1(weir_job *job, int node, bool first);
-/* Whether the checkpoint this operator restored does (for its weir__op_on_restored function). */
-bool weir__op_restores_row_log_1(const weir_op_ctx *ctx);
+ * (checkpoint/compat.c), and then whether side s's elements begin with the row's time there
+ * (timed[s]: "left+time", "right+time"; the side may be bounded or not now); before the job
+ * starts. */
+void weir__job_restore_row_log_1(weir_job *job, int node, bool first, const bool timed[2]);
+/* Whether the checkpoint this operator restored does, and then its timed sides into timed
+ * (for its weir__op_on_restored function). */
+bool weir__op_restores_row_log_1(const weir_op_ctx *ctx, bool timed[2]);
 /* Marks whether the checkpoint restored into node keeps its rows in the
  * canonical encoding (checkpoint/compat.c); before the job starts. */
 void weir__job_restore_canonical_rows(weir_job *job, int node, bool canonical);

@@ -77,8 +77,10 @@ typedef struct weir__node {
     bool restore_canonical_rows;
     /* it keeps Top-N rows whole (written before "rank rows: 2"; checkpoint/compat.c) */
     bool restore_whole_rank_rows;
-    /* it keeps a join's row logs in the first element format (written before "row log: 2"; checkpoint/compat.c) */
+    /* it keeps a join's row logs in the first element format (written before "row log: 2"; checkpoint/compat.c),
+     * a side's elements after the row's time where restore_row_log_1_timed says so */
     bool restore_row_log_1;
+    bool restore_row_log_1_timed[2];
     /*
      * Where the main output's rows are (plan.c keyed_in_place): out_part,
      * when n > 0, holds the values of input out_part_in's key, so that a row
