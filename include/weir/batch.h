@@ -125,6 +125,13 @@ int weir_batch_copy_value(weir_batch *dst, uint32_t drow, uint32_t dcol, const w
                           uint32_t scol);
 /* Appends the rows of src listed in rows[0..n) to dst; dst must have room. */
 int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *rows, uint32_t n);
+/*
+ * weir_batch_gather, and the rows' key hashes: hash[r] is the hash of row r
+ * of src under the keyspec key (borrowed; only compared). dst keeps them
+ * (key_hash_of = key) while every row it holds came with one of key.
+ */
+int weir_batch_gather_hashed(weir_batch *dst, const weir_batch *src, const uint32_t *rows, uint32_t n,
+                             const uint64_t *hash, const void *key);
 /* Replaces dst's content by a copy of src (dst's capacity must suffice). */
 int weir_batch_copy(weir_batch *dst, const weir_batch *src);
 /* Keeps only the rows whose sel[i] is non-zero, in order, in place. */

@@ -230,6 +230,51 @@ int weir_batch_copy_row(weir_batch *dst, const weir_batch *src, uint32_t row)
     return 0;
 }
 
+/*
+ * d[i] = s[rows[i]] for i < n, four rows a step: the loop's own count,
+ * compare and branch cost as much as the load and store of a row, and a
+ * keyed exchange runs this for every column of every row it routes. The
+ * pointers advance instead of a 32-bit index, whose wrap-around would
+ * cost an address computation per element.
+ */
+static inline void gather_u64(uint64_t *restrict d, const uint64_t *restrict s, const uint32_t *restrict rows,
+                              uint32_t n)
+{
+    for (; n >= 4; n -= 4, d += 4, rows += 4) {
+        d[0] = s[rows[0]];
+        d[1] = s[rows[1]];
+        d[2] = s[rows[2]];
+        d[3] = s[rows[3]];
+    }
+    for (; n > 0; n--)
+        *d++ = s[*rows++];
+}
+
+static inline void gather_u32(uint32_t *restrict d, const uint32_t *restrict s, const uint32_t *restrict rows,
+                              uint32_t n)
+{
+    for (; n >= 4; n -= 4, d += 4, rows += 4) {
+        d[0] = s[rows[0]];
+        d[1] = s[rows[1]];
+        d[2] = s[rows[2]];
+        d[3] = s[rows[3]];
+    }
+    for (; n > 0; n--)
+        *d++ = s[*rows++];
+}
+
+static inline void gather_u8(uint8_t *restrict d, const uint8_t *restrict s, const uint32_t *restrict rows, uint32_t n)
+{
+    for (; n >= 4; n -= 4, d += 4, rows += 4) {
+        d[0] = s[rows[0]];
+        d[1] = s[rows[1]];
+        d[2] = s[rows[2]];
+        d[3] = s[rows[3]];
+    }
+    for (; n > 0; n--)
+        *d++ = s[*rows++];
+}
+
 int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *rows, uint32_t n)
 {
     if (dst->n_rows + n > dst->capacity)
@@ -245,20 +290,13 @@ int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *ro
             if (!dc->all_valid)
                 for (uint32_t i = 0; i < n; i++)
                     dc->valid[(base + i) >> 3] |= (uint8_t)(1u << ((base + i) & 7));
-            if (w == 8) {
-                const uint64_t *s = sc->data;
-                uint64_t *d = (uint64_t *)dc->data + base;
-                for (uint32_t i = 0; i < n; i++)
-                    d[i] = s[rows[i]];
-            } else if (w == 4) {
-                const uint32_t *s = sc->data;
-                uint32_t *d = (uint32_t *)dc->data + base;
-                for (uint32_t i = 0; i < n; i++)
-                    d[i] = s[rows[i]];
-            } else {
+            if (w == 8)
+                gather_u64((uint64_t *)dc->data + base, sc->data, rows, n);
+            else if (w == 4)
+                gather_u32((uint32_t *)dc->data + base, sc->data, rows, n);
+            else
                 for (uint32_t i = 0; i < n; i++)
                     memcpy((char *)dc->data + (size_t)(base + i) * w, (const char *)sc->data + (size_t)rows[i] * w, w);
-            }
             continue;
         }
         for (uint32_t i = 0; i < n; i++) {
@@ -267,18 +305,27 @@ int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *ro
                 return rc;
         }
     }
-    /* in locals: a store through the byte pointer kind may alias anything,
-     * so the compiler would load the four pointers again for every row */
-    weir_ts *dts = dst->ts + base;
-    const weir_ts *sts = src->ts;
-    for (uint32_t i = 0; i < n; i++)
-        dts[i] = sts[rows[i]];
-    uint8_t *dk = dst->kind + base;
-    const uint8_t *sk = src->kind;
-    for (uint32_t i = 0; i < n; i++)
-        dk[i] = sk[rows[i]];
+    /* weir_ts is int64_t, which may alias uint64_t */
+    gather_u64((uint64_t *)(dst->ts + base), (const uint64_t *)src->ts, rows, n);
+    gather_u8(dst->kind + base, src->kind, rows, n);
     dst->n_rows += n;
     dst->key_hash_of = NULL;
+    return 0;
+}
+
+int weir_batch_gather_hashed(weir_batch *dst, const weir_batch *src, const uint32_t *rows, uint32_t n,
+                             const uint64_t *hash, const void *key)
+{
+    /* the stage's hashes stay valid only while every row it holds has one */
+    bool keep = dst->n_rows == 0 || dst->key_hash_of == key;
+    if (keep && !dst->key_hash && !(dst->key_hash = weir_malloc(dst->capacity * sizeof *dst->key_hash)))
+        return WEIR_ENOMEM;
+    uint32_t base = dst->n_rows;
+    int rc = weir_batch_gather(dst, src, rows, n);
+    if (rc || !keep)
+        return rc;
+    gather_u64(dst->key_hash + base, hash, rows, n);
+    dst->key_hash_of = key;
     return 0;
 }
 

@@ -117,19 +117,10 @@ static int append_rows(weir__writer *w, uint32_t t, const weir_batch *b,
         weir_batch *s = w->stage[t];
         uint32_t room = s->capacity - s->n_rows;
         uint32_t k = n < room ? n : room;
-        uint32_t base = s->n_rows;
-        bool hashed = hash && (base == 0 || s->key_hash_of == &w->key);
-        if (hashed && !s->key_hash &&
-            !(s->key_hash = weir_malloc(s->capacity * sizeof *s->key_hash)))
-            return WEIR_ENOMEM;
-        int rc = weir_batch_gather(s, b, idx, k);
+        int rc = hash ? weir_batch_gather_hashed(s, b, idx, k, hash, &w->key)
+                      : weir_batch_gather(s, b, idx, k);
         if (rc)
             return rc;
-        if (hashed) {
-            for (uint32_t i = 0; i < k; i++)
-                s->key_hash[base + i] = hash[idx[i]];
-            s->key_hash_of = &w->key;
-        }
         idx += k;
         n -= k;
         if (weir_batch_full(s) && (rc = push_stage(w, t)))
@@ -198,36 +189,53 @@ __attribute__((noinline)) static uint64_t hash_any(const void *p, size_t n)
 }
 
 /*
+ * Encodes n values of wd bytes each into kb as weir_key_encode does: a flag
+ * byte 1, then the value. Always inlined, so that each constant width's
+ * copy is one load and one store, not a copy of a variable length (17
+ * instructions a row). The loops on this path are unrolled: their own
+ * count, compare and branch are as many instructions as a row's work.
+ */
+static inline __attribute__((always_inline)) void
+encode_fixed(const uint8_t *data, size_t wd, uint32_t n, uint8_t *kb)
+{
+    const size_t kw = wd + 1;
+#pragma GCC unroll 4
+    for (uint32_t r = 0; r < n; r++) {
+        kb[(size_t)r * kw] = 1;
+        memcpy(kb + (size_t)r * kw + 1, data + (size_t)r * wd, wd);
+    }
+}
+
+/*
  * The key hashes of n values of one fixed-width column without NULLs (wd
- * <= 8 bytes each), encoded as weir_key_encode does: a flag byte 1, then
- * the value. The keys are encoded into kb (n * (wd + 1) bytes) first and
- * hashed in a second loop: hashing a key right after storing it stalls on
- * store forwarding (XXH3 reads it back as two overlapping words). flatten
- * inlines XXH3 into the loops, where the constant lengths leave only its
- * short-input paths (a call per row took a third of a source subtask's
- * time in a keyed job at parallelism 2).
+ * <= 8 bytes each), encoded as weir_key_encode does. The keys are encoded
+ * into kb (n * (wd + 1) bytes) first and hashed in a second loop: hashing a
+ * key right after storing it stalls on store forwarding (XXH3 reads it back
+ * as two overlapping words). flatten inlines XXH3 into the loops, where the
+ * constant lengths leave only its short-input paths (a call per row took a
+ * third of a source subtask's time in a keyed job at parallelism 2).
  */
 __attribute__((flatten)) static void hash_fixed(const uint8_t *data,
                                                 size_t wd, uint32_t n,
                                                 uint8_t *kb, uint64_t *out)
 {
-    const size_t kw = wd + 1;
-    for (uint32_t r = 0; r < n; r++) {
-        kb[(size_t)r * kw] = 1;
-        memcpy(kb + (size_t)r * kw + 1, data + (size_t)r * wd, wd);
-    }
     switch (wd) {
     case 8:
+        encode_fixed(data, 8, n, kb);
+#pragma GCC unroll 4
         for (uint32_t r = 0; r < n; r++)
             out[r] = row_hash(kb + (size_t)r * 9, 9);
         break;
     case 4:
+        encode_fixed(data, 4, n, kb);
+#pragma GCC unroll 4
         for (uint32_t r = 0; r < n; r++)
             out[r] = row_hash(kb + (size_t)r * 5, 5);
         break;
     default:
+        encode_fixed(data, wd, n, kb);
         for (uint32_t r = 0; r < n; r++)
-            out[r] = hash_any(kb + (size_t)r * kw, kw);
+            out[r] = hash_any(kb + (size_t)r * (wd + 1), wd + 1);
     }
 }
 
@@ -268,6 +276,7 @@ static int scatter_keyed(weir__writer *w, const weir_batch *b)
     uint32_t cnt[8] = {0};
     if (nt <= 8 && (m & (m - 1)) == 0) {
         const uint64_t mask = m - 1;
+#pragma GCC unroll 4
         for (uint32_t r = 0; r < n; r++) {
             uint32_t t = owner[hash[r] & mask];
             tidx[t][cnt[t]++] = r;
