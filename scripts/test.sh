@@ -92,6 +92,7 @@ case "${1:-}" in
   export WEIR_LOG_ROUNDS=${WEIR_LOG_ROUNDS:-1}
   export WEIR_KAFKA_DIFF_CASES=${WEIR_KAFKA_DIFF_CASES:-1}
   export WEIR_CANON_PARALLELISMS=${WEIR_CANON_PARALLELISMS:-1 3}
+  export WEIR_ROWLOG1_PARALLELISMS=${WEIR_ROWLOG1_PARALLELISMS:-1 3}
   # each golden case once, at two or at four subtasks in turn (a sanitized
   # process costs several times a plain one, a fifth of a second of it to
   # start and end; the plain run does every case at 1, 2 and 4 (CI's at 1),

@@ -46,7 +46,8 @@ typedef struct weir_job_config {
     int64_t idle_timeout_ms;     /* splits idle after this much processing time; 0 = never */
     weir_clock clock;            /* processing time (system clock by default) */
     const char *state_backend;   /* "memory" (default) or "rocksdb" */
-    const char *state_dir;       /* working directory for disk state */
+    const char *state_dir;       /* working directory for disk state (NULL with
+                                    "rocksdb": a temporary one, removed with the job) */
     int64_t checkpoint_interval_ms; /* 0 = no checkpoints */
     const char *checkpoint_dir;
 } weir_job_config;

@@ -10,9 +10,11 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/runtime.h"
+#include "util/io.h"
 
 void weir_job_config_init(weir_job_config *cfg)
 {
@@ -24,6 +26,33 @@ void weir_job_config_init(weir_job_config *cfg)
     cfg->idle_timeout_ms = 0;
     cfg->clock = weir_clock_system();
     cfg->state_backend = "memory";
+}
+
+/* RocksDB keeps its files in a working folder: without weir.state.dir a job
+ * gets a temporary one of its own, removed with the job (as Flink puts
+ * RocksDB's files in its temporary folders when no local directory is set;
+ * without a folder the first keyed state failed, "invalid argument"). */
+static int temp_state_dir(weir_job *job)
+{
+    if (job->cfg_state_dir && *job->cfg_state_dir)
+        return 0;
+    if (strcmp(job->cfg_state_backend, "rocksdb") != 0)
+        return 0;
+    const char *tmp = getenv("TMPDIR");
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/weir-state-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return WEIR_EIO;
+    char *copy = weir_strdup(dir);
+    if (!copy) {
+        weir__io_remove_tree(dir);
+        return WEIR_ENOMEM;
+    }
+    weir_free(job->cfg_state_dir);
+    job->cfg_state_dir = copy;
+    job->cfg.state_dir = copy;
+    job->state_dir_temp = true;
+    return 0;
 }
 
 int weir_job_create(const weir_job_config *cfg, weir_job **out)
@@ -70,6 +99,11 @@ int weir_job_create(const weir_job_config *cfg, weir_job **out)
         weir_free(job);
         return WEIR_ENOMEM;
     }
+    int rc = temp_state_dir(job);
+    if (rc) {
+        weir_job_destroy(job);
+        return rc;
+    }
     *out = job;
     return 0;
 }
@@ -94,6 +128,8 @@ void weir_job_destroy(weir_job *job)
     if (job->has_gate && job->gate.destroy)
         job->gate.destroy(job->gate.ud);
     weir__plan_free(job);
+    if (job->state_dir_temp)
+        weir__io_remove_tree(job->cfg_state_dir);
     for (uint32_t i = 0; i < job->n_nodes; i++) {
         weir__node *n = &job->nodes[i];
         if (n->kind == WEIR__NODE_SOURCE && n->src.free_arg)
@@ -251,6 +287,8 @@ static int check_running(weir_job *job)
         return job->err_code;
     /* explain may have planned the graph; a change invalidates that plan. */
     weir__plan_free(job);
+    if (job->state_dir_temp)
+        weir__io_remove_tree(job->cfg_state_dir);
     return 0;
 }
 

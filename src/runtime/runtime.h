@@ -353,6 +353,7 @@ struct weir_job {
     weir_job_config cfg;
     char *cfg_state_backend, *cfg_state_dir,
         *cfg_checkpoint_dir; /* owned copies */
+    bool state_dir_temp; /* cfg_state_dir was made for the job: removed with it */
     weir__node *nodes;
     uint32_t n_nodes, cap_nodes;
     weir__edge *edges;
