@@ -235,45 +235,24 @@ int weir_batch_copy_row(weir_batch *dst, const weir_batch *src, uint32_t row)
  * compare and branch cost as much as the load and store of a row, and a
  * keyed exchange runs this for every column of every row it routes. The
  * pointers advance instead of a 32-bit index, whose wrap-around would
- * cost an address computation per element.
+ * cost an address computation per element. One per element width.
  */
-static inline void gather_u64(uint64_t *restrict d, const uint64_t *restrict s, const uint32_t *restrict rows,
-                              uint32_t n)
-{
-    for (; n >= 4; n -= 4, d += 4, rows += 4) {
-        d[0] = s[rows[0]];
-        d[1] = s[rows[1]];
-        d[2] = s[rows[2]];
-        d[3] = s[rows[3]];
+#define DEFINE_GATHER(name, T)                                                                                 \
+    static inline void name(T *restrict d, const T *restrict s, const uint32_t *restrict rows, uint32_t n)  \
+    {                                                                                                          \
+        for (; n >= 4; n -= 4, d += 4, rows += 4) {                                                            \
+            d[0] = s[rows[0]];                                                                                 \
+            d[1] = s[rows[1]];                                                                                 \
+            d[2] = s[rows[2]];                                                                                 \
+            d[3] = s[rows[3]];                                                                                 \
+        }                                                                                                      \
+        for (; n > 0; n--)                                                                                     \
+            *d++ = s[*rows++];                                                                                 \
     }
-    for (; n > 0; n--)
-        *d++ = s[*rows++];
-}
-
-static inline void gather_u32(uint32_t *restrict d, const uint32_t *restrict s, const uint32_t *restrict rows,
-                              uint32_t n)
-{
-    for (; n >= 4; n -= 4, d += 4, rows += 4) {
-        d[0] = s[rows[0]];
-        d[1] = s[rows[1]];
-        d[2] = s[rows[2]];
-        d[3] = s[rows[3]];
-    }
-    for (; n > 0; n--)
-        *d++ = s[*rows++];
-}
-
-static inline void gather_u8(uint8_t *restrict d, const uint8_t *restrict s, const uint32_t *restrict rows, uint32_t n)
-{
-    for (; n >= 4; n -= 4, d += 4, rows += 4) {
-        d[0] = s[rows[0]];
-        d[1] = s[rows[1]];
-        d[2] = s[rows[2]];
-        d[3] = s[rows[3]];
-    }
-    for (; n > 0; n--)
-        *d++ = s[*rows++];
-}
+DEFINE_GATHER(gather_u64, uint64_t)
+DEFINE_GATHER(gather_u32, uint32_t)
+DEFINE_GATHER(gather_u8, uint8_t)
+#undef DEFINE_GATHER
 
 int weir_batch_gather(weir_batch *dst, const weir_batch *src, const uint32_t *rows, uint32_t n)
 {
