@@ -138,10 +138,7 @@ static int materialize(weir_job *job, weir__storage *s, uint64_t id,
         snprintf(scratch, sizeof scratch, "%s/restore-%" PRIu64, jc->state_dir,
                  id);
     } else {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(scratch, sizeof scratch, "%s/weir-restore-XXXXXX",
-                 tmp && *tmp ? tmp : "/tmp");
-        if (!mkdtemp(scratch))
+        if (weir__io_temp_dir("weir-restore", scratch, sizeof scratch))
             return weir_error_set(err, WEIR_EIO,
                                   "%s: cannot create a folder to restore "
                                   "RocksDB checkpoints in: %s",

@@ -10,7 +10,6 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/runtime.h"
@@ -38,11 +37,10 @@ static int temp_state_dir(weir_job *job)
         return 0;
     if (strcmp(job->cfg_state_backend, "rocksdb") != 0)
         return 0;
-    const char *tmp = getenv("TMPDIR");
     char dir[1024];
-    snprintf(dir, sizeof dir, "%s/weir-state-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir))
-        return WEIR_EIO;
+    int rc = weir__io_temp_dir("weir-state", dir, sizeof dir);
+    if (rc)
+        return rc;
     char *copy = weir_strdup(dir);
     if (!copy) {
         weir__io_remove_tree(dir);

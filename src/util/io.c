@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -259,6 +260,15 @@ static int remove_entries(int dfd)
     }
     closedir(d);
     return rc;
+}
+
+int weir__io_temp_dir(const char *prefix, char *out, size_t cap)
+{
+    const char *tmp = getenv("TMPDIR");
+    int n = snprintf(out, cap, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    if (n < 0 || (size_t)n >= cap || !mkdtemp(out))
+        return WEIR_EIO;
+    return 0;
 }
 
 int weir__io_remove_tree(const char *path)

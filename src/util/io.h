@@ -59,5 +59,11 @@ int weir__io_check_dir_writable(const char *dir, int mode, char *why, size_t why
  */
 int weir__io_remove_tree(const char *path);
 int weir__io_fsync_dir(const char *path);
+/*
+ * A new folder of this process's own under $TMPDIR (else /tmp), named
+ * "<prefix>-XXXXXX" with the X's made unique; its path in out (cap bytes).
+ * 0, or WEIR_EIO (out then holds the name tried).
+ */
+int weir__io_temp_dir(const char *prefix, char *out, size_t cap);
 
 #endif
