@@ -602,23 +602,27 @@ static int unmap_key(void *ud, const uint8_t *key, size_t klen, const void *ns, 
 /* After a restore: the rows a checkpoint of an earlier weir kept in map
  * entries on a side that now has a row log go into the log (the order of
  * a key's rows is then the map's; all later ones come after them). */
+/* fn(u) for each key of st, with u's buffers and scratch row (side u->s) set up and freed after. */
+static int visit_side_keys(unmap_ctx *u, weir_state *st, weir_state_key_visit_fn fn)
+{
+    weir_buf_init(&u->ents);
+    weir_buf_init(&u->elem);
+    u->scratch = weir_batch_create(weir_op_info_of(u->ctx)->input_schemas[u->s], 1);
+    int rc = u->scratch ? weir_state_keys(st, fn, u) : WEIR_ENOMEM;
+    weir_batch_destroy(u->scratch);
+    weir_buf_fini(&u->ents);
+    weir_buf_fini(&u->elem);
+    return rc;
+}
+
 static int join_unmap(join_op *j, weir_op_ctx *ctx)
 {
-    const weir_op_info *info = weir_op_info_of(ctx);
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++) {
         if (!j->conf->log[s])
             continue;
         unmap_ctx u = {.j = j, .s = s, .ctx = ctx, .map = j->map[s], .log = j->core.st[s]};
-        weir_buf_init(&u.ents);
-        weir_buf_init(&u.elem);
-        if (!(u.scratch = weir_batch_create(info->input_schemas[s], 1)))
-            rc = WEIR_ENOMEM;
-        if (!rc)
-            rc = weir_state_keys(u.map, unmap_key, &u);
-        weir_batch_destroy(u.scratch);
-        weir_buf_fini(&u.ents);
-        weir_buf_fini(&u.elem);
+        rc = visit_side_keys(&u, u.map, unmap_key);
     }
     return rc;
 }
@@ -672,22 +676,13 @@ static int relog_key(void *ud, const uint8_t *key, size_t klen, const void *ns, 
  * as a row of a side not bounded, and the results are the same. */
 static int join_relog(join_op *j, weir_op_ctx *ctx, const bool timed[2])
 {
-    const weir_op_info *info = weir_op_info_of(ctx);
     int rc = 0;
     for (int s = 0; s < 2 && !rc; s++) {
         const log_form *f = &j->form[s];
         if (!j->conf->log[s] || (!f->drop && !f->time_in_row && timed[s] == f->time_first))
             continue;
         unmap_ctx u = {.j = j, .s = s, .ctx = ctx, .log = j->core.st[s], .timed = timed[s]};
-        weir_buf_init(&u.ents);
-        weir_buf_init(&u.elem);
-        if (!(u.scratch = weir_batch_create(info->input_schemas[s], 1)))
-            rc = WEIR_ENOMEM;
-        if (!rc)
-            rc = weir_state_keys(u.log, relog_key, &u);
-        weir_batch_destroy(u.scratch);
-        weir_buf_fini(&u.ents);
-        weir_buf_fini(&u.elem);
+        rc = visit_side_keys(&u, u.log, relog_key);
     }
     return rc;
 }
