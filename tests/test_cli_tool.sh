@@ -260,7 +260,10 @@ if [ "$url" != "-" ]; then
   check "the REST API has the same id" test "$(rest_id "$url")" = "$zid"
   check "the log line of the web UI names the same id" grep -q "web UI and REST API at .*(job $zid;" "$work/zeta.err"
 fi
-echo 0 >"$work/in/bad.csv" # 1 / 0: the job fails
+# 1 / 0: the job fails. Written under a hidden name and renamed: a scan
+# that met the file empty, between the shell's create and its write, would
+# take it as read (the source reads a file up to the size it first found).
+echo 0 >"$work/in/.bad.tmp" && mv "$work/in/.bad.tmp" "$work/in/bad.csv"
 check "during the restart delay the job is listed, RESTARTING" wait_status zeta RESTARTING
 check "with the same id" test "$(status_of zeta)" = "RESTARTING $zid"
 echo "STOP JOB '$zid' WITH SAVEPOINT;" >"$work/stopzsp.sql"
