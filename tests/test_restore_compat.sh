@@ -17,6 +17,57 @@ cd "$T" || exit 1
 pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$T"' EXIT
 visible() { find "${1:-out}" -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2>/dev/null | sort; }
+without_field() { # $1: a _metadata file, $2: a field: each fingerprint line that begins with it removed; prints how many
+    python3 - "$1" "$2" <<'PY'
+import sys
+p = sys.argv[1]
+d = bytearray(open(p, 'rb').read())
+prefix = sys.argv[2].encode()
+def crc32c(b):
+    c = 0xffffffff
+    for x in b:
+        c ^= x
+        for _ in range(8):
+            c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
+    return c ^ 0xffffffff
+def varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7f | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+n = 0
+while True:
+    at = d.find(b'\n' + prefix) + 1
+    if at <= 0:
+        break
+    line = d[at:d.index(b'\n', at) + 1]
+    # the fingerprint's length (weir_buf_put_str: varint of length + 1) just before it
+    for start in range(at, -1, -1):
+        if not d.startswith(b'key', start):
+            continue
+        for w in (1, 2):
+            v, ok = 0, start >= w
+            for i in range(w):
+                b = d[start - w + i] if ok else 0
+                v |= (b & 0x7f) << (7 * i)
+                ok = ok and (b >= 0x80) == (i < w - 1)
+            if ok and start + v - 1 >= at + len(line):
+                d[start - w:at + len(line)] = varint(v - len(line)) + d[start:at]
+                n += 1
+                break
+        else:
+            continue
+        break
+    else:
+        sys.exit("no fingerprint holds " + sys.argv[2])
+body = d[:-4]
+open(p, 'wb').write(body + crc32c(body).to_bytes(4, 'little'))
+print(n)
+PY
+}
+without_row_format() { without_field "$1" "row format: compact-1"; }
 
 awk 'BEGIN { for (i = 0; i < 3000; i++) printf "k%d,%d,%d\n", i % 7, i, 1000000 + i * 100 }' > in.csv
 cp in.csv in2.csv
@@ -97,6 +148,41 @@ sed "s/ON src.k = dim.k AND src.v = dim.v/ON src.k = dim.k/" ops.sql > ops_join.
 [ $? -eq 3 ] || fail "a join on other keys was not refused"
 grep -q "Join\[0\]: key of input 0 (STRING, BIGINT) in the checkpoint, (STRING) now" log ||
     fail "the join's key change is not named"
+# A key of the same types on other columns of the same input addresses
+# other state (the sums of ts_ms under the values of v read as sums of v
+# under ts_ms: the key comes first either way; a join's rows stored under
+# dim.v probed by dim.ts_ms's values): refused, naming the columns.
+rm -rf ckpt
+cat > keys.sql <<'SQL'
+SET 'state.checkpoints.dir' = 'ckpt';
+CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT)
+WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE dim (k STRING, v BIGINT, ts_ms BIGINT)
+WITH ('connector' = 'filesystem', 'path' = 'in2.csv', 'format' = 'csv');
+CREATE TABLE kagg (g BIGINT, s BIGINT) WITH ('connector' = 'print');
+CREATE TABLE kjoin (a BIGINT, b BIGINT, c BIGINT) WITH ('connector' = 'print');
+INSERT INTO kagg SELECT v, SUM(ts_ms) FROM src GROUP BY v;
+INSERT INTO kjoin SELECT src.v, dim.v, dim.ts_ms FROM src JOIN dim ON src.v = dim.v;
+SQL
+"$WEIR" run keys.sql > /dev/null 2> log || fail "the keyed job failed"
+sed "s/SELECT v, SUM(ts_ms) FROM src GROUP BY v/SELECT ts_ms, SUM(v) FROM src GROUP BY ts_ms/" keys.sql > keys_agg.sql
+"$WEIR" run keys_agg.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "a GROUP BY on another column of the same type was not refused"
+grep -q "GroupAggregate\[0\]: columns v, ts_ms in the checkpoint, ts_ms, v now" log ||
+    { cat log; fail "the GROUP BY's key columns are not named"; }
+sed "s/ON src.v = dim.v/ON src.v = dim.ts_ms/" keys.sql > keys_join.sql
+"$WEIR" run keys_join.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "a join on another column of the same type was not refused"
+grep -q "Join\[0\]: key columns of input 1 0 in the checkpoint, 1 now" log ||
+    { cat log; fail "the join's key columns are not named"; }
+# A checkpoint of a weir that recorded neither (the fields taken out of
+# the metadata here) is not refused for lacking them.
+meta=$(ls -d ckpt/chk-* | sort -t- -k2 -n | tail -1)/_metadata
+[ "$(without_field "$meta" 'key columns')" = 3 ] || fail "the GROUP BY's and the join's fingerprints do not name their key columns"
+[ "$(without_field "$meta" 'columns')" -ge 3 ] || fail "the fingerprints do not name their input's columns"
+"$WEIR" run keys.sql > /dev/null 2> log || { cat log; fail "a checkpoint without key columns was refused"; }
+grep -q "restoring from checkpoint" log || fail "the checkpoint without key columns did not restore"
+
 # A checkpoint of the join's whole rows (what weir stored before it kept
 # only the columns read above a join; the projection below joins turned
 # off) does not fit the join that keeps k and v alone: refused, naming it.
@@ -104,7 +190,7 @@ rm -rf ckpt
 "$WEIR" run ops.sql -D weir.source.projection-pushdown=false > /dev/null 2> log || fail "the whole-row join job failed"
 "$WEIR" run ops.sql > /dev/null 2> log
 [ $? -eq 3 ] || fail "a checkpoint of whole join rows was not refused"
-grep -q "Join\[0\]: input 0 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now, input 1 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now" log ||
+grep -q "Join\[0\]: input 0 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now, columns of input 0 k, v, ts_ms in the checkpoint, k, v now, input 1 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now, columns of input 1 k, v, ts_ms in the checkpoint, k, v now" log ||
     fail "the join's narrower rows are not named"
 
 # The rows a regular join and a Top-N keep are in the compact encoding, named
@@ -115,55 +201,6 @@ grep -q "Join\[0\]: input 0 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING,
 # here by taking the field out of the metadata and sealing it again, the
 # checkpoint claims canonical rows but holds compact ones: they do not
 # decode, and the job fails naming that, rather than misreading them.
-without_row_format() { # $1: a _metadata file: each fingerprint's "row format" line removed
-    python3 - "$1" <<'PY'
-import sys
-p = sys.argv[1]
-d = bytearray(open(p, 'rb').read())
-line = b'row format: compact-1\n'
-def crc32c(b):
-    c = 0xffffffff
-    for x in b:
-        c ^= x
-        for _ in range(8):
-            c = (c >> 1) ^ (0x82f63b78 if c & 1 else 0)
-    return c ^ 0xffffffff
-def varint(v):
-    out = bytearray()
-    while v >= 0x80:
-        out.append(v & 0x7f | 0x80)
-        v >>= 7
-    out.append(v)
-    return bytes(out)
-n = 0
-while True:
-    at = d.find(line)
-    if at < 0:
-        break
-    # the fingerprint's length (weir_buf_put_str: varint of length + 1) just before it
-    for start in range(at, -1, -1):
-        if not d.startswith(b'key', start):
-            continue
-        for w in (1, 2):
-            v, ok = 0, start >= w
-            for i in range(w):
-                b = d[start - w + i] if ok else 0
-                v |= (b & 0x7f) << (7 * i)
-                ok = ok and (b >= 0x80) == (i < w - 1)
-            if ok and start + v - 1 >= at + len(line):
-                d[start - w:at + len(line)] = varint(v - len(line)) + d[start:at]
-                n += 1
-                break
-        else:
-            continue
-        break
-    else:
-        sys.exit("no fingerprint holds the row format")
-body = d[:-4]
-open(p, 'wb').write(body + crc32c(body).to_bytes(4, 'little'))
-print(n)
-PY
-}
 rm -rf ckpt
 cat > topn.sql <<'SQL'
 SET 'state.checkpoints.dir' = 'ckpt';

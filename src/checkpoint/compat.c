@@ -32,7 +32,10 @@
  * global phase of a two-phase aggregation, in a checkpoint written while
  * the local phase serialised every partial accumulator: its state is the
  * same, but partial rows it holds in flight (an unaligned checkpoint) are
- * in that serialised form, so such a checkpoint is refused by name. Nothing of a checkpoint is ever
+ * in that serialised form, so such a checkpoint is refused by name.
+ * Others, "key columns" (the positions of a keyed input's key) and
+ * "columns" (an input's column names), in a checkpoint written before weir
+ * recorded them: only the types are compared then. Nothing of a checkpoint is ever
  * restored into an operator whose fingerprint differs otherwise: a changed
  * query never silently runs on state it no longer understands.
  */
@@ -120,6 +123,22 @@ static bool row_log_1(const char *ck, size_t cl, const char *now, size_t nl, boo
     return true;
 }
 
+/* Whether field is name or "name of input N". */
+static bool is_field(const char *field, const char *name)
+{
+    size_t n = strlen(name);
+    return !strncmp(field, name, n) && (!field[n] || !strncmp(field + n, " of input ", 10));
+}
+
+/* Whether field, in the job's fingerprint and missing from the
+ * checkpoint's, is a keyed input's key column positions or an input's
+ * column names: a checkpoint of a weir that did not record them. Not a
+ * mismatch (the types still are compared); it cannot be checked. */
+static bool unrecorded_columns(const char *field)
+{
+    return is_field(field, WEIR__KEY_COLUMNS_FIELD) || is_field(field, WEIR__COLUMNS_FIELD);
+}
+
 /* Whether field, in the job's fingerprint and missing from the
  * checkpoint's, is the layout of Top-N rows: a checkpoint of a weir that
  * kept them whole. Not a mismatch: the operator re-encodes them. */
@@ -166,7 +185,7 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
                                 out->len ? ", " : "", field, (int)vl, v,
                                 o ? "" : "none", o ? (int)ol : 0, o ? o : "");
             else if (!from_is_ckpt && !o && !canonical_rows(field, v, vl) && !map_rows(field) && !whole_rank_rows(field) &&
-                     !serialised_partials(field, v, vl))
+                     !serialised_partials(field, v, vl) && !unrecorded_columns(field))
                 weir_buf_printf(out, "%s%s none in the checkpoint, %.*s now",
                                 out->len ? ", " : "", field, (int)vl, v);
         }

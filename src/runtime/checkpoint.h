@@ -297,6 +297,13 @@ void weir__job_restore_whole_rank_rows(weir_job *job, int node, bool whole);
 /* Whether the checkpoint this operator restored keeps its Top-N rows whole
  * (for its weir__op_on_restored function). */
 bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx);
+/* The fingerprint field of a keyed input's key column positions ("key columns: 2, 0", "key
+ * columns of input 1: 0"). A checkpoint written before weir recorded them lacks it: not a
+ * mismatch (its key types are still compared), not checked either. */
+#define WEIR__KEY_COLUMNS_FIELD "key columns"
+/* The fingerprint field of an input's column names ("columns: k, v", "columns of input 1:
+ * k, v"); missing from a checkpoint written before weir recorded them, as above. */
+#define WEIR__COLUMNS_FIELD "columns"
 /* The fingerprint field of a join's row logs (weir__describe_row_log in ops/ops.h): its
  * value begins with the elements' format, WEIR__ROW_LOG, then names the sides that log. A
  * checkpoint of the first format ("1 ...": every element the whole row, after its time on a

@@ -93,8 +93,32 @@ static const weir_schema *edge_schema(const weir_job *job, const weir__edge *e)
 }
 
 /*
- * "key: (STRING, BIGINT)" per keyed input (how keyed state is addressed)
- * and "input: (...)" per input of an operator with an output.
+ * "columns: k, v" (input < 0) or "columns of input 1: k, v": the names of
+ * an input's columns. Two inputs of the same types whose columns are
+ * other ones (GROUP BY v, SUM(ts) against GROUP BY ts, SUM(v): the key
+ * comes first either way) keep state that means something else. Left out
+ * where a column has no name (a C API schema may not give one).
+ */
+static int column_names(weir_buf *b, const weir_schema *s, int input)
+{
+    for (uint32_t k = 0; k < s->n_fields; k++)
+        if (!s->fields[k].name || !*s->fields[k].name)
+            return 0;
+    int rc = input < 0 ? weir_buf_printf(b, WEIR__COLUMNS_FIELD ": ")
+                       : weir_buf_printf(b, WEIR__COLUMNS_FIELD " of input %d: ", input);
+    for (uint32_t k = 0; k < s->n_fields && !rc; k++) {
+        rc = k ? weir_buf_printf(b, ", ") : 0;
+        /* One line per field: a quoted name may hold a line break. */
+        for (const char *c = s->fields[k].name; *c && !rc; c++)
+            rc = weir_buf_put_u8(b, *c == '\n' ? ' ' : (uint8_t)*c);
+    }
+    return rc ? rc : weir_buf_put_u8(b, '\n');
+}
+
+/*
+ * "key: (STRING, BIGINT)" and "key columns: 2, 0" (their positions in
+ * the input) per keyed input (how keyed state is addressed) and
+ * "input: (...)" per input of an operator with an output.
  */
 static int key_fields(const weir_job *job, const weir__node *n, weir_buf *b)
 {
@@ -119,6 +143,16 @@ static int key_fields(const weir_job *job, const weir__node *n, weir_buf *b)
         }
         if (!rc)
             rc = weir_buf_printf(b, ")\n");
+        /* Which columns: two keys of the same types over the same input
+         * (GROUP BY a against GROUP BY b) address different state. */
+        if (!rc && n->n_in > 1)
+            rc = weir_buf_printf(b, WEIR__KEY_COLUMNS_FIELD " of input %u: ", i);
+        else if (!rc)
+            rc = weir_buf_printf(b, WEIR__KEY_COLUMNS_FIELD ": ");
+        for (uint32_t k = 0; k < e->key.n && !rc; k++)
+            rc = weir_buf_printf(b, "%s%u", k ? ", " : "", e->key.cols[k]);
+        if (!rc)
+            rc = weir_buf_printf(b, "\n");
     }
     /*
      * The rows an operator may keep (a join's sides, OVER and Top-N rows,
@@ -146,6 +180,8 @@ static int key_fields(const weir_job *job, const weir__node *n, weir_buf *b)
         }
         if (!rc)
             rc = weir_buf_printf(b, ")\n");
+        if (!rc)
+            rc = column_names(b, s, n->n_in > 1 ? (int)i : -1);
     }
     return rc;
 }
