@@ -175,13 +175,96 @@ sed "s/ON src.v = dim.v/ON src.v = dim.ts_ms/" keys.sql > keys_join.sql
 [ $? -eq 3 ] || fail "a join on another column of the same type was not refused"
 grep -q "Join\[0\]: key columns of input 1 0 in the checkpoint, 1 now" log ||
     { cat log; fail "the join's key columns are not named"; }
-# A checkpoint of a weir that recorded neither (the fields taken out of
-# the metadata here) is not refused for lacking them.
+# The column each aggregate folds: the same functions over the same
+# input columns, the last SUM over v or over ts_ms.
+sed "s/SELECT v, SUM(ts_ms) FROM src GROUP BY v/SELECT k, MIN(v) + MIN(ts_ms) + SUM(v) FROM src GROUP BY k/" keys.sql > keys_a1.sql
+sed "s/SELECT v, SUM(ts_ms) FROM src GROUP BY v/SELECT k, MIN(v) + MIN(ts_ms) + SUM(ts_ms) FROM src GROUP BY k/" keys.sql > keys_a2.sql
+sed -i "s/kagg (g BIGINT/kagg (g STRING/" keys_a1.sql keys_a2.sql
+rm -rf ckpt
+"$WEIR" run keys_a1.sql > /dev/null 2> log || { cat log; fail "the two-aggregate job failed"; }
+"$WEIR" run keys_a2.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "aggregates over swapped columns were not refused"
+grep -q "GroupAggregate\[0\]: aggregate columns 1, 2, 1 in the checkpoint, 1, 2, 2 now" log ||
+    { cat log; fail "the aggregates' columns are not named"; }
+rm -rf ckpt
+"$WEIR" run keys.sql > /dev/null 2> log || fail "the keyed job failed (again)"
+# A join's type: an outer side counts each row's matches, an inner one
+# does not (INNER restored as LEFT would pad rows that have matches).
+sed "s/FROM src JOIN dim/FROM src LEFT JOIN dim/" keys.sql > keys_left.sql
+"$WEIR" run keys_left.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "an INNER join restored as a LEFT join was not refused"
+grep -q "Join\[0\]: join INNER in the checkpoint, LEFT now" log || { cat log; fail "the join's type change is not named"; }
+# A checkpoint of a weir that recorded none of these (the fields taken
+# out of the metadata here) is not refused for lacking them.
 meta=$(ls -d ckpt/chk-* | sort -t- -k2 -n | tail -1)/_metadata
 [ "$(without_field "$meta" 'key columns')" = 3 ] || fail "the GROUP BY's and the join's fingerprints do not name their key columns"
 [ "$(without_field "$meta" 'columns')" -ge 3 ] || fail "the fingerprints do not name their input's columns"
+for f in 'join:' 'join bounds' 'null-safe keys'; do
+    [ "$(without_field "$meta" "$f")" = 1 ] || fail "the join's fingerprint does not name its $f"
+done
 "$WEIR" run keys.sql > /dev/null 2> log || { cat log; fail "a checkpoint without key columns was refused"; }
 grep -q "restoring from checkpoint" log || fail "the checkpoint without key columns did not restore"
+
+# An interval join's bounds decide which rows it has dropped; a Top-N's
+# ranks which rows it keeps and has emitted; an OVER frame which rows it
+# keeps; a MATCH_RECOGNIZE's pattern and the values its partial matches
+# carry how its state reads; = and IS NOT DISTINCT FROM whether a NULL
+# key's rows were stored.
+rm -rf ckpt
+cat > bounds.sql <<'SQL'
+SET 'state.checkpoints.dir' = 'ckpt';
+CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),
+                  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE dim (k STRING, v BIGINT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),
+                  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+WITH ('connector' = 'filesystem', 'path' = 'in2.csv', 'format' = 'csv');
+CREATE TABLE ij (a BIGINT, b BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE nj (a BIGINT, b BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE top_out (k STRING, v BIGINT, rn BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE ov (k STRING, s BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE mr (k STRING, f BIGINT, l BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO mr SELECT * FROM src MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES FIRST(U.v) AS f, LAST(U.v) AS l PATTERN (S U{2,} D) DEFINE U AS U.v >= PREV(U.v), D AS D.v < 0);
+INSERT INTO ov SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM src;
+INSERT INTO ij SELECT src.v, dim.v FROM src, dim
+WHERE src.k = dim.k AND src.ts BETWEEN dim.ts - INTERVAL '5' SECOND AND dim.ts;
+INSERT INTO nj SELECT a.s, b.s FROM (SELECT k, SUM(v) AS s FROM src GROUP BY k) a
+JOIN (SELECT k, SUM(v) AS s FROM dim GROUP BY k) b ON a.k = b.k;
+INSERT INTO top_out SELECT k, v, rn FROM (
+  SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src) WHERE rn <= 3;
+SQL
+"$WEIR" run bounds.sql > /dev/null 2> log || { cat log; fail "the interval join / Top-N job failed"; }
+sed "s/dim.ts - INTERVAL '5' SECOND/dim.ts - INTERVAL '10' SECOND/" bounds.sql > bounds_wide.sql
+"$WEIR" run bounds_wide.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "a wider interval join was not refused"
+grep -q "IntervalJoin\[0\]: join bounds interval \[-5000, 0\] ms in the checkpoint, interval \[-10000, 0\] ms now" log ||
+    { cat log; fail "the interval's change is not named"; }
+sed "s/rn <= 3/rn <= 5/" bounds.sql > bounds_top5.sql
+"$WEIR" run bounds_top5.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "a Top-5 restored from a Top-3 was not refused"
+grep -q "Rank\[0\]: ranks 1..3 ROW_NUMBER numbered in the checkpoint, 1..5 ROW_NUMBER numbered now" log ||
+    { cat log; fail "the Top-N's range change is not named"; }
+sed "s/ROWS BETWEEN 2 PRECEDING/ROWS BETWEEN 5 PRECEDING/" bounds.sql > bounds_over.sql
+"$WEIR" run bounds_over.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "an OVER frame of 5 rows restored from one of 2 was not refused"
+grep -q "OverAggregate\[0\]: frame ROWS 2 PRECEDING in the checkpoint, ROWS 5 PRECEDING now" log ||
+    { cat log; fail "the OVER frame's change is not named"; }
+sed "s/PATTERN (S U{2,} D)/PATTERN (S U{3,} D)/" bounds.sql > bounds_mr1.sql
+"$WEIR" run bounds_mr1.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "another MATCH_RECOGNIZE pattern was not refused"
+grep -q "Match\[0\]: pattern (S U{2,} D) skip=PAST LAST ROW in the checkpoint, (S U{3,} D) skip=PAST LAST ROW now" log ||
+    { cat log; fail "the pattern's change is not named"; }
+sed "s/U.v >= PREV(U.v), D/U.v >= PREV(U.v) AND U.v < FIRST(U.v) + 5, D/" bounds.sql > bounds_mr2.sql
+"$WEIR" run bounds_mr2.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "a DEFINE that needs other running values was not refused"
+grep -q "Match\[0\]: running values .* in the checkpoint, .* now" log ||
+    { cat log; fail "the running values' change is not named"; }
+sed "s/ON a.k = b.k/ON a.k IS NOT DISTINCT FROM b.k/" bounds.sql > bounds_null.sql
+"$WEIR" run bounds_null.sql > /dev/null 2> log
+[ $? -eq 3 ] || fail "a join on IS NOT DISTINCT FROM restored from one on = was not refused"
+grep -q "Join\[0\]: null-safe keys none in the checkpoint, 0 now" log ||
+    { cat log; fail "the null-safe key change is not named"; }
 
 # A checkpoint of the join's whole rows (what weir stored before it kept
 # only the columns read above a join; the projection below joins turned

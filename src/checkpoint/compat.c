@@ -33,9 +33,12 @@
  * the local phase serialised every partial accumulator: its state is the
  * same, but partial rows it holds in flight (an unaligned checkpoint) are
  * in that serialised form, so such a checkpoint is refused by name.
- * Others, "key columns" (the positions of a keyed input's key) and
- * "columns" (an input's column names), in a checkpoint written before weir
- * recorded them: only the types are compared then. Nothing of a checkpoint is ever
+ * Others, in a checkpoint written before weir recorded them: "key
+ * columns" (the positions of a keyed input's key), "columns" (an input's
+ * column names), a join's "join", "join bounds" and "null-safe keys", a
+ * Top-N's "ranks", "aggregate columns", an OVER aggregation's "frame", a
+ * MATCH_RECOGNIZE's "pattern" and "running values"; the rest is compared
+ * then. Nothing of a checkpoint is ever
  * restored into an operator whose fingerprint differs otherwise: a changed
  * query never silently runs on state it no longer understands.
  */
@@ -131,12 +134,20 @@ static bool is_field(const char *field, const char *name)
 }
 
 /* Whether field, in the job's fingerprint and missing from the
- * checkpoint's, is a keyed input's key column positions or an input's
- * column names: a checkpoint of a weir that did not record them. Not a
- * mismatch (the types still are compared); it cannot be checked. */
-static bool unrecorded_columns(const char *field)
+ * checkpoint's, is one that a weir before it did not record (key column
+ * positions, column names, a join's type and bounds, a Top-N's ranks,
+ * aggregates' columns, an OVER frame, a MATCH_RECOGNIZE pattern and running values).
+ * Not a mismatch: the rest is still compared; it cannot be checked. */
+static bool unrecorded(const char *field)
 {
-    return is_field(field, WEIR__KEY_COLUMNS_FIELD) || is_field(field, WEIR__COLUMNS_FIELD);
+    static const char *const later[] = {WEIR__KEY_COLUMNS_FIELD, WEIR__COLUMNS_FIELD, WEIR__JOIN_FIELD,
+                                        WEIR__JOIN_BOUNDS_FIELD, WEIR__NULL_SAFE_KEYS_FIELD, WEIR__RANKS_FIELD,
+                                        WEIR__AGGREGATE_COLUMNS_FIELD, WEIR__FRAME_FIELD, WEIR__PATTERN_FIELD,
+                                        WEIR__RUNNING_VALUES_FIELD};
+    for (size_t i = 0; i < sizeof later / sizeof *later; i++)
+        if (is_field(field, later[i]))
+            return true;
+    return false;
 }
 
 /* Whether field, in the job's fingerprint and missing from the
@@ -185,7 +196,7 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
                                 out->len ? ", " : "", field, (int)vl, v,
                                 o ? "" : "none", o ? (int)ol : 0, o ? o : "");
             else if (!from_is_ckpt && !o && !canonical_rows(field, v, vl) && !map_rows(field) && !whole_rank_rows(field) &&
-                     !serialised_partials(field, v, vl) && !unrecorded_columns(field))
+                     !serialised_partials(field, v, vl) && !unrecorded(field))
                 weir_buf_printf(out, "%s%s none in the checkpoint, %.*s now",
                                 out->len ? ", " : "", field, (int)vl, v);
         }

@@ -98,6 +98,7 @@
  * emitted before the next row is read, so the output for one order of
  * arrival does not depend on batching.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -312,7 +313,8 @@ static void log_side_name(const weir_join_config *c, int s, char *out, size_t ca
              keys ? "-key" : "");
 }
 
-int weir__describe_row_log(weir_job *job, weir_stream s, const weir_join_config *cfg)
+/* "row log: 2 left right-key" (nothing when neither side logs). */
+static int describe_row_log(weir_job *job, weir_stream s, const weir_join_config *cfg)
 {
     char v[64] = WEIR__ROW_LOG, side[24];
     for (int i = 0; i < 2; i++) {
@@ -322,6 +324,44 @@ int weir__describe_row_log(weir_job *job, weir_stream s, const weir_join_config 
         strcat(v, side);
     }
     return strlen(v) == strlen(WEIR__ROW_LOG) ? 0 : weir_job_describe_state(job, s, WEIR__ROW_LOG_FIELD, v);
+}
+
+/*
+ * "join bounds": when the stored rows of each side are dropped. Rows kept
+ * under other bounds (an interval widened after the restore) would be
+ * gone where the changed query still needs them.
+ */
+static void describe_bounds(const weir_join_config *c, char *v, size_t cap)
+{
+    if (c->interval) {
+        snprintf(v, cap, "interval [%" PRId64 ", %" PRId64 "] ms", c->lo_ms, c->hi_ms);
+        return;
+    }
+    char side[2][40];
+    for (int i = 0; i < 2; i++)
+        if (c->bounded[i])
+            snprintf(side[i], sizeof side[i], "$%u + %" PRId64 " ms", c->bound_col[i], c->bound_off[i]);
+        else
+            snprintf(side[i], sizeof side[i], "none");
+    snprintf(v, cap, "left %s, right %s", side[0], side[1]);
+}
+
+int weir__describe_join(weir_job *job, weir_stream s, const weir_join_config *cfg)
+{
+    /* An outer or semi side counts each row's matches; an inner one stores none. */
+    int rc = weir_job_describe_state(job, s, WEIR__JOIN_FIELD, weir_join_type_name(cfg->type));
+    char v[128];
+    describe_bounds(cfg, v, sizeof v);
+    if (!rc)
+        rc = weir_job_describe_state(job, s, WEIR__JOIN_BOUNDS_FIELD, v);
+    /* A key compared with = never stores a row whose key is NULL; IS NOT DISTINCT FROM does. */
+    size_t n = 0;
+    for (uint32_t k = 0; k < cfg->keys[0].n && n < sizeof v - 16; k++)
+        if (cfg->null_safe[k])
+            n += (size_t)snprintf(v + n, sizeof v - n, "%s%u", n ? ", " : "", k);
+    if (!rc)
+        rc = weir_job_describe_state(job, s, WEIR__NULL_SAFE_KEYS_FIELD, n ? v : "none");
+    return rc ? rc : describe_row_log(job, s, cfg);
 }
 
 /* Side s's row-log form (format 2): the key columns it leaves out, where its time is. */

@@ -274,13 +274,16 @@ const char *weir_join_type_name(weir_join_type t); /* "INNER", "LEFT", ... */
 /* Whether side s of a join of cfg keeps its rows in a row log (see insert_only). */
 bool weir_join_row_log(const weir_join_config *cfg, int s);
 /*
- * Names the sides that keep a row log in the fingerprint of join node s
- * ("row log: 1 left right"; nothing when neither does). A checkpoint
- * without the field (an earlier weir, every row in a map entry) restores:
- * the join moves the rows of its log sides into their logs after the
- * restore. A weir without row logs refuses a checkpoint that names them.
+ * Describes join node s's state in its fingerprint: its type ("join:
+ * LEFT"), when stored rows are dropped ("join bounds: interval [-5000, 0]
+ * ms", "left $2 + 10000 ms, right none"), its null-safe keys ("null-safe
+ * keys: none") and the sides that keep a row log ("row log: 2 left
+ * right-key"; nothing when neither does). A checkpoint without "row log"
+ * (an earlier weir, every row in a map entry) restores: the join moves the
+ * rows of its log sides into their logs after the restore. A weir without
+ * row logs refuses a checkpoint that names them.
  */
-int weir__describe_row_log(weir_job *job, weir_stream s, const weir_join_config *cfg);
+int weir__describe_join(weir_job *job, weir_stream s, const weir_join_config *cfg);
 
 /*
  * Window join (Flink's window join): an equi-join of two append-only

@@ -2016,7 +2016,7 @@ static int join_sides(plan_ctx *pc, const weir_sql_table_ref *ref, weir_join_typ
         weir_buf_fini(&keytext);
         return plan_error(pc, ref->u.join.op_loc, rc, "cannot add the join: %s", weir_job_error(pc->job));
     }
-    if ((rc = weir__describe_row_format(pc->job, j.s)) || (rc = weir__describe_row_log(pc->job, j.s, &jc)) ||
+    if ((rc = weir__describe_row_format(pc->job, j.s)) || (rc = weir__describe_join(pc->job, j.s, &jc)) ||
         (rc = describe_double_keys(pc, j.s, kt, n_keys)) ||
         (rc = join_keyed_output(pc, j.s.node, type, sd, nl, nr, no_key ? 0 : n_keys))) {
         weir_buf_fini(&keytext);

@@ -19,6 +19,7 @@
 
 #include "ops/match.h"
 #include "planner/query_internal.h"
+#include "runtime/checkpoint.h"
 
 typedef struct mr_plan {
     plan_ctx *pc;
@@ -316,6 +317,35 @@ static int check_pattern(plan_ctx *pc, const weir_sql_match *mr)
     return 0;
 }
 
+/*
+ * "running values: LAST(1.$2, 0), SUM(1.$2, 0), ..." in Match node s's
+ * fingerprint: what each partial match carries (slot kind, variable
+ * index, -1 for every row of the match, input column, offset), so that a DEFINE or MEASURES that needs other
+ * ones is refused by name rather than failing on the restored state.
+ */
+static int describe_slots(plan_ctx *pc, weir_stream s, const weir_match_config *c)
+{
+    static const char *const kind[] = {"LAST", "FIRST", "PREV", "AGG", "ROWTIME"};
+    static const char *const agg[] = {"COUNT", "SUM", "AVG", "MIN", "MAX"};
+    weir_buf b;
+    weir_buf_init(&b);
+    int rc = 0;
+    for (uint32_t i = 0; i < c->n_slots && !rc; i++) {
+        const weir_mr_slot *sl = &c->slots[i];
+        const char *name = sl->kind == WEIR_MR_SLOT_AGG ? agg[sl->agg] : kind[sl->kind];
+        char col[16] = "*"; /* COUNT(*) */
+        if (sl->col >= 0)
+            snprintf(col, sizeof col, "$%d", sl->col);
+        rc = weir_buf_printf(&b, "%s%s(%d.%s, %u)", i ? ", " : "", name, sl->var, col, sl->offset);
+    }
+    if (!rc)
+        rc = weir_buf_put_u8(&b, 0);
+    if (!rc)
+        rc = weir_job_describe_state(pc->job, s, WEIR__RUNNING_VALUES_FIELD, c->n_slots ? (const char *)b.data : "none");
+    weir_buf_fini(&b);
+    return rc;
+}
+
 static const char *skip_text(const weir_sql_match *mr, char *buf, size_t cap)
 {
     switch (mr->skip) {
@@ -582,6 +612,7 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     out->loc = ref->loc;
     weir_buf pat;
     weir_buf_init(&pat);
+    rc = weir_buf_put_u8(&pat, '(');
     for (uint32_t i = 0; i < mr->n_terms && !rc; i++) {
         const weir_sql_mr_term *t = &mr->terms[i];
         rc = weir_buf_printf(&pat, "%s%s", i ? " " : "", t->var.name);
@@ -598,9 +629,17 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     if (c.within_ms)
         snprintf(wi, sizeof wi, " within=%lldms", (long long)c.within_ms);
     if (!rc)
-        rc = weir_buf_printf(&pc->explain, "  Match[%d]: partition=%u pattern=(%.*s) skip=%s%s measures=%u\n",
-                             out->s.node, c.partition.n, (int)pat.len, pat.data ? (const char *)pat.data : "",
-                             skip_text(mr, sk, sizeof sk), wi, c.n_measures);
+        rc = weir_buf_printf(&pat, ") skip=%s%s", skip_text(mr, sk, sizeof sk), wi);
+    if (!rc)
+        rc = weir_buf_put_u8(&pat, 0);
+    if (!rc)
+        rc = weir_buf_printf(&pc->explain, "  Match[%d]: partition=%u pattern=%s measures=%u\n", out->s.node,
+                             c.partition.n, (const char *)pat.data, c.n_measures);
+    /* The partial matches it keeps are positions in this pattern, with these running values. */
+    if (!rc)
+        rc = weir_job_describe_state(pc->job, out->s, WEIR__PATTERN_FIELD, (const char *)pat.data);
+    if (!rc)
+        rc = describe_slots(pc, out->s, &c);
     weir_buf_fini(&pat);
     return rc;
 }

@@ -17,6 +17,7 @@
  * PARTITION BY columns (or on one subtask without PARTITION BY), and the
  * SELECT list bound over its output, where each OVER call is a column.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -342,6 +343,22 @@ static int frame_of(plan_ctx *pc, const weir_sql_window *win, weir_over_config *
     return 0;
 }
 
+/*
+ * "frame: ROWS 2 PRECEDING" (RANGE: in ms) in OVER node s's fingerprint:
+ * a bounded frame keeps only the rows it still covers, which a wider one
+ * restored from it would lack.
+ */
+static int describe_frame(plan_ctx *pc, weir_stream s, const weir_over_config *oc)
+{
+    char v[64];
+    if (oc->unbounded)
+        snprintf(v, sizeof v, "%s UNBOUNDED PRECEDING", oc->rows ? "ROWS" : "RANGE");
+    else
+        snprintf(v, sizeof v, "%s %" PRId64 "%s PRECEDING", oc->rows ? "ROWS" : "RANGE", oc->preceding,
+                 oc->rows ? "" : " ms");
+    return weir_job_describe_state(pc->job, s, WEIR__FRAME_FIELD, v);
+}
+
 int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, rel *out)
 {
     int rc;
@@ -483,7 +500,7 @@ int plan_over(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg_scope *as, 
         spec.free_arg(spec.arg);
         return plan_error(pc, win->loc, rc, "cannot add the OVER aggregation: %s", weir_job_error(pc->job));
     }
-    if ((rc = weir__job_describe_aggs(pc->job, out->s, aggs, as->n_calls)))
+    if ((rc = weir__job_describe_aggs(pc->job, out->s, aggs, as->n_calls)) || (rc = describe_frame(pc, out->s, &oc)))
         return rc;
     out->schema = os;
     out->n_physical = os->n_fields;

@@ -16,6 +16,7 @@
  * without the rank number is a deduplication (keep the first row for ASC,
  * the last for DESC).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -23,6 +24,7 @@
 #include "ops/ops.h"
 #include "planner/planner.h"
 #include "planner/query_internal.h"
+#include "runtime/checkpoint.h"
 
 static const char *last_name(const weir_sql_name *n) { return n->parts[n->n_parts - 1].name; }
 
@@ -181,6 +183,22 @@ static bool inner_exposes(const weir_sql_select *in, int32_t skip, const char *n
         }
     }
     return false;
+}
+
+/*
+ * "ranks: 1..3 ROW_NUMBER numbered" in Top-N s's fingerprint. An
+ * append-only Top-N keeps its best rows only (a wider range would lack
+ * the rows it dropped), and every Top-N has emitted what it keeps under
+ * its range, function and numbering, which a changed one would go on from
+ * as if it had emitted its own.
+ */
+static int describe_ranks(plan_ctx *pc, weir_stream s, const weir_rank_config *c)
+{
+    static const char *const fn[] = {"ROW_NUMBER", "RANK", "DENSE_RANK"};
+    char v[96];
+    snprintf(v, sizeof v, "%" PRIu64 "..%" PRIu64 " %s%s", c->rank_start, c->rank_end, fn[c->rank_fn],
+             c->with_rank ? " numbered" : "");
+    return weir_job_describe_state(pc->job, s, WEIR__RANKS_FIELD, v);
 }
 
 int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql_expr **where, bool *handled)
@@ -403,6 +421,9 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     if (!rc)
         rc = weir_job_describe_state(pc->job, out->s, "order", rc_.n_order ? (const char *)ob.data : "none");
     weir_buf_fini(&ob);
+    /* the append-only Top-N keeps its best rows only, and what each keeps has been emitted under its numbering */
+    if (!rc)
+        rc = describe_ranks(pc, out->s, &rc_);
     /* the retractable Top-N keeps every row, the append-only one its best rows: neither reads the other's state */
     if (!rc && rc_.retract)
         rc = weir_job_describe_state(pc->job, out->s, "strategy", "retract");

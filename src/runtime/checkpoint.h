@@ -297,14 +297,31 @@ void weir__job_restore_whole_rank_rows(weir_job *job, int node, bool whole);
 /* Whether the checkpoint this operator restored keeps its Top-N rows whole
  * (for its weir__op_on_restored function). */
 bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx);
-/* The fingerprint field of a keyed input's key column positions ("key columns: 2, 0", "key
- * columns of input 1: 0"). A checkpoint written before weir recorded them lacks it: not a
- * mismatch (its key types are still compared), not checked either. */
+/*
+ * Fingerprint fields that a checkpoint written before weir recorded them
+ * lacks: a keyed input's key column positions ("key columns: 2, 0", "key
+ * columns of input 1: 0"), an input's column names ("columns: k, v"), a
+ * regular join's type ("join: LEFT"), time bounds ("join bounds: interval
+ * [-5000, 0] ms") and null-safe keys ("null-safe keys: 1"), a Top-N's
+ * ranks ("ranks: 1..3 ROW_NUMBER numbered"), the input column each
+ * aggregate folds ("aggregate columns: 2, *"), an OVER aggregation's frame
+ * ("frame: ROWS 2 PRECEDING"), a MATCH_RECOGNIZE's pattern ("pattern: (S
+ * U{2,} D) skip=TO LAST U") and the running values of its partial matches
+ * ("running values: LAST(1.$2, 0)"). Missing from the checkpoint,
+ * one is not a mismatch (the rest is still compared), and cannot be
+ * checked (checkpoint/compat.c).
+ */
 #define WEIR__KEY_COLUMNS_FIELD "key columns"
-/* The fingerprint field of an input's column names ("columns: k, v", "columns of input 1:
- * k, v"); missing from a checkpoint written before weir recorded them, as above. */
 #define WEIR__COLUMNS_FIELD "columns"
-/* The fingerprint field of a join's row logs (weir__describe_row_log in ops/ops.h): its
+#define WEIR__JOIN_FIELD "join"
+#define WEIR__JOIN_BOUNDS_FIELD "join bounds"
+#define WEIR__NULL_SAFE_KEYS_FIELD "null-safe keys"
+#define WEIR__RANKS_FIELD "ranks"
+#define WEIR__AGGREGATE_COLUMNS_FIELD "aggregate columns"
+#define WEIR__FRAME_FIELD "frame"
+#define WEIR__PATTERN_FIELD "pattern"
+#define WEIR__RUNNING_VALUES_FIELD "running values"
+/* The fingerprint field of a join's row logs (weir__describe_join in ops/ops.h): its
  * value begins with the elements' format, WEIR__ROW_LOG, then names the sides that log. A
  * checkpoint of the first format ("1 ...": every element the whole row, after its time on a
  * bounded side) is re-encoded after the restore (weir__op_on_restored). */

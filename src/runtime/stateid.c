@@ -316,6 +316,15 @@ int weir__job_describe_aggs(weir_job *job, weir_stream s,
     if (!rc)
         rc = weir_job_describe_state(job, s, "aggregates",
                                      n ? (const char *)b.data : "none");
+    /* Which column each folds: SUM(a), MAX(b) against SUM(b), MAX(a). */
+    weir_buf_clear(&b);
+    for (uint32_t i = 0; i < n && !rc; i++)
+        rc = aggs[i].input_col >= 0 ? weir_buf_printf(&b, "%s%d", i ? ", " : "", aggs[i].input_col)
+                                    : weir_buf_printf(&b, "%s*", i ? ", " : "");
+    if (!rc && n)
+        rc = weir_buf_put_u8(&b, 0);
+    if (!rc && n)
+        rc = weir_job_describe_state(job, s, WEIR__AGGREGATE_COLUMNS_FIELD, (const char *)b.data);
     weir_buf_fini(&b);
     return rc;
 }
