@@ -327,34 +327,37 @@ static inline uint64_t ukey_hash(const void *k, size_t klen)
 static mrec *rec_alloc(mem_backend *mb, const void *key, size_t klen,
                        const void *ns, size_t nslen, size_t want)
 {
-    if (klen > UINT32_MAX || nslen > UINT32_MAX)
-        return NULL;
     size_t off = sizeof(mrec) + align8(klen + nslen);
-    bool wide = klen >= REC_WIDE || nslen >= REC_WIDE ||
-                weir__slab_round(off + want) > WEIR__SLAB_MAX;
-    if (wide)
-        off += sizeof(rec_wide);
     size_t sz = weir__slab_round(off + want);
-    if (sz - off > UINT32_MAX)
-        return NULL;
+    bool wide = klen >= REC_WIDE || nslen >= REC_WIDE || sz > WEIR__SLAB_MAX;
+    if (wide) {
+        if (klen > UINT32_MAX || nslen > UINT32_MAX)
+            return NULL;
+        off += sizeof(rec_wide);
+        sz = weir__slab_round(off + want);
+        if (sz - off > UINT32_MAX)
+            return NULL;
+    }
     mrec *r = weir__slab_alloc(&mb->slab, off + want);
     if (!r)
         return NULL;
     r->stamp = WEIR__NO_STAMP;
     r->vlen = 0;
+    uint8_t *k = r->data;
     if (wide) {
         r->klen8 = r->nslen8 = REC_WIDE;
         r->vcap16 = 0;
         *rec_w(r) = (rec_wide){(uint32_t)klen, (uint32_t)nslen, (uint32_t)(sz - off), 0};
+        k += sizeof(rec_wide);
     } else {
         r->klen8 = (uint8_t)klen;
         r->nslen8 = (uint8_t)nslen;
         r->vcap16 = (uint16_t)(sz - off);
     }
     if (klen)
-        memcpy(rec_key(r), key, klen);
+        memcpy(k, key, klen);
     if (nslen)
-        memcpy(rec_ns(r), ns, nslen);
+        memcpy(k + klen, ns, nslen);
     return r;
 }
 
@@ -548,6 +551,22 @@ static void tab_remove_at(tab *t, uint32_t i)
 
 #define NONE UINT32_MAX
 
+/* Whether record r is (key, ns). */
+static inline bool rec_has(mrec *r, const uint8_t *key, size_t klen,
+                           const void *ns, size_t nslen)
+{
+    const uint8_t *k = r->data;
+    /* A narrow record's lengths are its klen8 and nslen8 (klen8 below
+     * REC_WIDE); a wide one may hold short lengths too (a large block). */
+    if (klen >= REC_WIDE || r->klen8 != klen || r->nslen8 != nslen) {
+        if (!rec_is_wide(r) || rec_w(r)->klen != klen || rec_w(r)->nslen != nslen)
+            return false;
+        k += sizeof(rec_wide);
+    }
+    return (klen == 0 || memcmp(k, key, klen) == 0) &&
+           (nslen == 0 || memcmp(k + klen, ns, nslen) == 0);
+}
+
 /*
  * Probes for (key, ns). Returns the slot index of the match, or NONE; *empty
  * gets the first empty slot of the run (where an insert goes).
@@ -569,9 +588,7 @@ static inline uint32_t rec_find(const tab *t, uint64_t h, const uint8_t *key,
         }
         if (s->hash == h) {
             mrec *r = s->p;
-            if (rec_klen(r) == klen && rec_nslen(r) == nslen &&
-                (klen == 0 || memcmp(rec_key(r), key, klen) == 0) &&
-                (nslen == 0 || memcmp(rec_key(r) + klen, ns, nslen) == 0))
+            if (rec_has(r, key, klen, ns, nslen))
                 return i;
         }
         i = (i + 1) & t->mask;
