@@ -145,8 +145,8 @@ typedef struct log_head {
  * classes). A record with a key or namespace of REC_WIDE bytes or more, or
  * a block larger than WEIR__SLAB_MAX (a long list), is wide: klen8 is
  * REC_WIDE and its lengths are in a rec_wide before its key. (A header of
- * 24 bytes, two u32 lengths more, was 5 - 10 % of a join's or a Top-N's
- * record: q7's prices, q18's and q20's keys.)
+ * u32 lengths, 24 bytes, was 11 - 16 % of q18's and q7's records: a key of
+ * 18 or 9 bytes and a row.)
  */
 #define REC_WIDE 0xff
 
