@@ -7,8 +7,12 @@
  * shift, so there are no tombstones). A slot holds the 64-bit hash of
  * (key, namespace) and a pointer to a record carved from the backend's slab:
  *
- *   record: stamp | klen | nslen | vlen | vcap | key | ns | pad to 8 | value
+ *   record: stamp | vlen | klen | nslen | vcap | key | ns | pad to 8 | value
  * area
+ *
+ * (16 bytes of header: u8 lengths and a u16 capacity; a record whose key or
+ * namespace is longer, or whose block is larger than the slab's, holds its
+ * lengths in 16 bytes more before its key: see mrec.)
  *
  * The value area holds the bytes of a value / reducing / aggregating state;
  * the elements of a list of a state with TTL, appended in place
@@ -135,16 +139,37 @@ typedef struct log_head {
     uint32_t len, cap; /* bytes used and available in the last chunk */
 } log_head;
 
+/*
+ * A record's header is 16 bytes: its lengths in the narrowest fields that
+ * hold nearly every record's (a key of a few bytes, a block of the slab's
+ * classes). A record with a key or namespace of REC_WIDE bytes or more, or
+ * a block larger than WEIR__SLAB_MAX (a long list), is wide: klen8 is
+ * REC_WIDE and its lengths are in a rec_wide before its key. (A header of
+ * u32 lengths, 24 bytes, was 11 - 16 % of q18's and q7's records: a key of
+ * 18 or 9 bytes and a row.)
+ */
+#define REC_WIDE 0xff
+
 typedef struct mrec {
     union {
         int64_t stamp;
         log_chunk *first; /* a log's (KIND_LOG) first chunk, NULL if none */
     };
-    uint32_t klen, nslen;
-    uint32_t vlen; /* bytes used in the value area */
-    uint32_t vcap; /* bytes available in the value area */
+    uint32_t vlen;        /* bytes used in the value area */
+    uint8_t klen8, nslen8; /* a narrow record's lengths (klen8 REC_WIDE: wide) */
+    uint16_t vcap16;      /* a narrow record's bytes available in the value area */
     uint8_t data[];
 } mrec;
+
+_Static_assert(sizeof(mrec) == 16, "a record's header is 16 bytes");
+_Static_assert(WEIR__SLAB_MAX <= UINT16_MAX, "a narrow record's capacity fits vcap16");
+
+/* A wide record's lengths, at its data (its key follows). */
+typedef struct rec_wide {
+    uint32_t klen, nslen;
+    uint32_t vcap;
+    uint32_t unused; /* keeps the key and value 8-aligned */
+} rec_wide;
 
 typedef struct ment {
     int64_t stamp;
@@ -194,21 +219,47 @@ static inline size_t align8(size_t n)
 {
     return (n + 7) & ~(size_t)7;
 }
+static inline bool rec_is_wide(const mrec *r)
+{
+    return r->klen8 == REC_WIDE;
+}
+static inline rec_wide *rec_w(const mrec *r)
+{
+    return (rec_wide *)(void *)r->data;
+}
+static inline uint32_t rec_klen(const mrec *r)
+{
+    return rec_is_wide(r) ? rec_w(r)->klen : r->klen8;
+}
+static inline uint32_t rec_nslen(const mrec *r)
+{
+    return rec_is_wide(r) ? rec_w(r)->nslen : r->nslen8;
+}
+static inline uint32_t rec_vcap(const mrec *r)
+{
+    return rec_is_wide(r) ? rec_w(r)->vcap : r->vcap16;
+}
+/* Bytes before the value area: header, wide lengths, key, namespace, padding. */
+static inline size_t rec_head(const mrec *r)
+{
+    size_t w = rec_is_wide(r) ? sizeof(rec_wide) : 0;
+    return sizeof(mrec) + w + align8((size_t)rec_klen(r) + rec_nslen(r));
+}
 static inline uint8_t *rec_key(mrec *r)
 {
-    return r->data;
+    return r->data + (rec_is_wide(r) ? sizeof(rec_wide) : 0);
 }
 static inline uint8_t *rec_ns(mrec *r)
 {
-    return r->data + r->klen;
+    return rec_key(r) + rec_klen(r);
 }
 static inline uint8_t *rec_val(mrec *r)
 {
-    return r->data + align8((size_t)r->klen + r->nslen);
+    return (uint8_t *)r + rec_head(r);
 }
 static inline size_t rec_size(const mrec *r)
 {
-    return sizeof(mrec) + align8((size_t)r->klen + r->nslen) + r->vcap;
+    return rec_head(r) + rec_vcap(r);
 }
 static inline uint8_t *ent_val(ment *e)
 {
@@ -276,23 +327,37 @@ static inline uint64_t ukey_hash(const void *k, size_t klen)
 static mrec *rec_alloc(mem_backend *mb, const void *key, size_t klen,
                        const void *ns, size_t nslen, size_t want)
 {
-    size_t off = align8(klen + nslen);
-    size_t need = sizeof(mrec) + off + want;
-    size_t sz = weir__slab_round(need);
-    if (sz - sizeof(mrec) - off > UINT32_MAX)
-        return NULL;
-    mrec *r = weir__slab_alloc(&mb->slab, need);
+    size_t off = sizeof(mrec) + align8(klen + nslen);
+    size_t sz = weir__slab_round(off + want);
+    bool wide = klen >= REC_WIDE || nslen >= REC_WIDE || sz > WEIR__SLAB_MAX;
+    if (wide) {
+        if (klen > UINT32_MAX || nslen > UINT32_MAX)
+            return NULL;
+        off += sizeof(rec_wide);
+        sz = weir__slab_round(off + want);
+        if (sz - off > UINT32_MAX)
+            return NULL;
+    }
+    mrec *r = weir__slab_alloc(&mb->slab, off + want);
     if (!r)
         return NULL;
     r->stamp = WEIR__NO_STAMP;
-    r->klen = (uint32_t)klen;
-    r->nslen = (uint32_t)nslen;
     r->vlen = 0;
-    r->vcap = (uint32_t)(sz - sizeof(mrec) - off);
+    uint8_t *k = r->data;
+    if (wide) {
+        r->klen8 = r->nslen8 = REC_WIDE;
+        r->vcap16 = 0;
+        *rec_w(r) = (rec_wide){(uint32_t)klen, (uint32_t)nslen, (uint32_t)(sz - off), 0};
+        k += sizeof(rec_wide);
+    } else {
+        r->klen8 = (uint8_t)klen;
+        r->nslen8 = (uint8_t)nslen;
+        r->vcap16 = (uint16_t)(sz - off);
+    }
     if (klen)
-        memcpy(r->data, key, klen);
+        memcpy(k, key, klen);
     if (nslen)
-        memcpy(r->data + klen, ns, nslen);
+        memcpy(k + klen, ns, nslen);
     return r;
 }
 
@@ -486,6 +551,22 @@ static void tab_remove_at(tab *t, uint32_t i)
 
 #define NONE UINT32_MAX
 
+/* Whether record r is (key, ns). */
+static inline bool rec_has(mrec *r, const uint8_t *key, size_t klen,
+                           const void *ns, size_t nslen)
+{
+    const uint8_t *k = r->data;
+    /* A narrow record's lengths are its klen8 and nslen8 (klen8 below
+     * REC_WIDE); a wide one may hold short lengths too (a large block). */
+    if (klen >= REC_WIDE || r->klen8 != klen || r->nslen8 != nslen) {
+        if (!rec_is_wide(r) || rec_w(r)->klen != klen || rec_w(r)->nslen != nslen)
+            return false;
+        k += sizeof(rec_wide);
+    }
+    return (klen == 0 || memcmp(k, key, klen) == 0) &&
+           (nslen == 0 || memcmp(k + klen, ns, nslen) == 0);
+}
+
 /*
  * Probes for (key, ns). Returns the slot index of the match, or NONE; *empty
  * gets the first empty slot of the run (where an insert goes).
@@ -507,9 +588,7 @@ static inline uint32_t rec_find(const tab *t, uint64_t h, const uint8_t *key,
         }
         if (s->hash == h) {
             mrec *r = s->p;
-            if (r->klen == klen && r->nslen == nslen &&
-                (klen == 0 || memcmp(r->data, key, klen) == 0) &&
-                (nslen == 0 || memcmp(r->data + klen, ns, nslen) == 0))
+            if (rec_has(r, key, klen, ns, nslen))
                 return i;
         }
         i = (i + 1) & t->mask;
@@ -819,7 +898,7 @@ static int store_value(mem_backend *mb, mem_state *ms, const void *ns,
     uint32_t i = rec_find(t, h, be->key, be->key_len, ns, nslen, &empty);
     if (i != NONE) {
         mrec *r = t->slots[i].p;
-        if (len <= r->vcap) {
+        if (len <= rec_vcap(r)) {
             if (len)
                 memmove(rec_val(r), val, len);
             r->vlen = (uint32_t)len;
@@ -912,7 +991,7 @@ static inline int value_edit_in(weir_state *st, tab *t, uint64_t h,
         keep = r->vlen < len ? r->vlen : len;
     if (keep > keep_max) /* the caller writes the rest itself */
         keep = keep_max;
-    if (r && len <= r->vcap) {
+    if (r && len <= rec_vcap(r)) {
         if ((rc = fn(ud, rec_val(r), len, keep)) >= 0) {
             r->vlen = (uint32_t)len;
             r->stamp = stamp_now(st, now);
@@ -1032,26 +1111,27 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
         if (rec_expired(st, r, now))
             r->vlen =
                 0; /* everything in it is dead: start over in the same record */
-        if ((size_t)r->vlen + esz > r->vcap) {
+        if ((size_t)r->vlen + esz > rec_vcap(r)) {
             size_t want = (size_t)r->vlen + esz;
-            if (want < (size_t)r->vcap * 2)
-                want = (size_t)r->vcap * 2;
+            if (want < (size_t)rec_vcap(r) * 2)
+                want = (size_t)rec_vcap(r) * 2;
             if ((size_t)r->vlen + esz > UINT32_MAX)
                 return WEIR_ENOMEM;
             if (want > UINT32_MAX)
                 want = UINT32_MAX;
             uintptr_t vp = (uintptr_t)val, rp = (uintptr_t)r;
-            size_t off = align8((size_t)r->klen + r->nslen);
-            size_t need = sizeof(mrec) + off + want;
-            size_t cap = weir__slab_round(need) - sizeof(mrec) - off;
+            size_t off = rec_head(r);
+            size_t need = off + want;
+            size_t cap = weir__slab_round(need) - off;
             if (rec_size(r) > WEIR__SLAB_MAX && cap <= UINT32_MAX &&
                 !(vp >= rp && vp < rp + rec_size(r))) {
                 /* A large list grows in place where the allocator can: its
-                 * elements are neither copied nor given new pages. */
+                 * elements are neither copied nor given new pages. (Its
+                 * record is wide: its block is larger than the slab's.) */
                 mrec *n = weir__slab_grow(&mb->slab, r, rec_size(r), need);
                 if (!n)
                     return WEIR_ENOMEM;
-                n->vcap = (uint32_t)cap;
+                rec_w(n)->vcap = (uint32_t)cap;
                 t->slots[i].p = n;
                 r = n;
                 goto append;
@@ -1124,7 +1204,7 @@ static int log_append(mem_backend *mb, mem_state *ms, const void *ns, size_t nsl
     } else {
         mrec *r = t->slots[i].p;
         log_head *lh = rec_log(r); /* once it has chunks */
-        if (!r->first && (size_t)r->vlen + esz <= r->vcap) {
+        if (!r->first && (size_t)r->vlen + esz <= rec_vcap(r)) {
             e = rec_val(r) + r->vlen;
             r->vlen += (uint32_t)esz;
         } else if (r->first && (size_t)lh->len + esz <= lh->cap) {
@@ -1143,7 +1223,7 @@ static int log_append(mem_backend *mb, mem_state *ms, const void *ns, size_t nsl
         } else {
             /* A new chunk; the first one takes the record's elements over. */
             size_t used = r->first ? 0 : r->vlen;
-            size_t cap = 3 * (size_t)(r->first ? lh->cap : r->vcap) / 2;
+            size_t cap = 3 * (size_t)(r->first ? lh->cap : rec_vcap(r)) / 2;
             if (cap > LOG_CHUNK - sizeof(log_chunk))
                 cap = LOG_CHUNK - sizeof(log_chunk);
             if (used + esz > UINT32_MAX - sizeof(log_chunk) - 16)
@@ -1706,8 +1786,8 @@ static int mem_collect_keys(weir_state *st, uint32_t kg, weir_buf *out)
         if (!r || !rec_live(st, r, now))
             continue;
         int rc;
-        if ((rc = weir_buf_put_bytes(out, rec_key(r), r->klen)) ||
-            (rc = weir_buf_put_bytes(out, rec_ns(r), r->nslen)))
+        if ((rc = weir_buf_put_bytes(out, rec_key(r), rec_klen(r))) ||
+            (rc = weir_buf_put_bytes(out, rec_ns(r), rec_nslen(r))))
             return rc;
     }
     return 0;
@@ -1728,15 +1808,15 @@ static int snap_tab(const tab *t, weir_state_kind kind, weir__snap_writer *w)
         if (!r)
             continue;
         if (kind == KIND_LOG) {
-            if (!(rc = weir__snap_group_begin(w, rec_key(r), r->klen, rec_ns(r), r->nslen)) &&
+            if (!(rc = weir__snap_group_begin(w, rec_key(r), rec_klen(r), rec_ns(r), rec_nslen(r))) &&
                 !(rc = log_walk(r, snap_log_elem, w)))
                 rc = weir__snap_group_end(w);
             continue;
         }
         switch (kind) {
         case WEIR_STATE_LIST: {
-            if ((rc = weir__snap_group_begin(w, rec_key(r), r->klen, rec_ns(r),
-                                             r->nslen)))
+            if ((rc = weir__snap_group_begin(w, rec_key(r), rec_klen(r), rec_ns(r),
+                                             rec_nslen(r))))
                 break;
             uint8_t *v = rec_val(r);
             for (size_t off = 0; off < r->vlen && !rc;
@@ -1748,8 +1828,8 @@ static int snap_tab(const tab *t, weir_state_kind kind, weir__snap_writer *w)
             break;
         }
         case WEIR_STATE_MAP: {
-            if ((rc = weir__snap_group_begin(w, rec_key(r), r->klen, rec_ns(r),
-                                             r->nslen)))
+            if ((rc = weir__snap_group_begin(w, rec_key(r), rec_klen(r), rec_ns(r),
+                                             rec_nslen(r))))
                 break;
             tab *m = rec_map(r);
             for (uint32_t j = 0; m->slots && j <= m->mask && !rc; j++) {
@@ -1763,7 +1843,7 @@ static int snap_tab(const tab *t, weir_state_kind kind, weir__snap_writer *w)
             break;
         }
         default:
-            rc = weir__snap_value(w, rec_key(r), r->klen, rec_ns(r), r->nslen,
+            rc = weir__snap_value(w, rec_key(r), rec_klen(r), rec_ns(r), rec_nslen(r),
                                   r->stamp, rec_val(r), r->vlen);
             break;
         }
@@ -1821,7 +1901,7 @@ static void collect_garbage(mem_backend *mb)
 /* A copy of record r (its nested map and entries, or its log's chunks, included). */
 static mrec *rec_clone(mem_backend *mb, weir_state_kind kind, mrec *r)
 {
-    size_t head = sizeof(mrec) + align8((size_t)r->klen + r->nslen);
+    size_t head = rec_head(r);
     mrec *n = weir__slab_alloc(&mb->slab, rec_size(r));
     if (!n)
         return NULL;
@@ -2080,7 +2160,7 @@ static int relay_as_log(mem_backend *mb, mem_state *ms, mrec *r)
     int rc = 0;
     for (size_t off = 0; off < r->vlen && !rc;
          off += ELEM_HDR + elem_len(v + off))
-        rc = log_append(mb, ms, rec_ns(r), r->nslen, v + off + ELEM_HDR,
+        rc = log_append(mb, ms, rec_ns(r), rec_nslen(r), v + off + ELEM_HDR,
                         elem_len(v + off));
     return rc;
 }
@@ -2120,8 +2200,8 @@ static int mem_state_bound(weir__backend *be, weir_state *st)
             if (!r)
                 continue;
             if (!(rc = weir__backend_set_key_raw(
-                      be, rec_key(r), r->klen,
-                      weir_key_hash(rec_key(r), r->klen))))
+                      be, rec_key(r), rec_klen(r),
+                      weir_key_hash(rec_key(r), rec_klen(r)))))
                 rc = relay_as_log(mb, ms, r);
         }
         if (f)
