@@ -30,7 +30,8 @@ void weir_job_config_init(weir_job_config *cfg)
 /* RocksDB keeps its files in a working folder: without weir.state.dir a job
  * gets a temporary one of its own, removed with the job (as Flink puts
  * RocksDB's files in its temporary folders when no local directory is set;
- * without a folder the first keyed state failed, "invalid argument"). */
+ * without a folder the first keyed state failed, "invalid argument"). One
+ * a killed process left is removed by the next job that makes one. */
 static int temp_state_dir(weir_job *job)
 {
     if (job->cfg_state_dir && *job->cfg_state_dir)
@@ -38,14 +39,16 @@ static int temp_state_dir(weir_job *job)
     if (strcmp(job->cfg_state_backend, "rocksdb") != 0)
         return 0;
     char dir[1024];
-    int rc = weir__io_temp_dir("weir-state", dir, sizeof dir);
+    int owner;
+    int rc = weir__io_temp_dir_owned("weir-state", dir, sizeof dir, &owner);
     if (rc)
         return rc;
     char *copy = weir_strdup(dir);
     if (!copy) {
-        weir__io_remove_tree(dir);
+        weir__io_temp_dir_release(dir, owner);
         return WEIR_ENOMEM;
     }
+    job->state_dir_owner = owner;
     weir_free(job->cfg_state_dir);
     job->cfg_state_dir = copy;
     job->cfg.state_dir = copy;
@@ -127,7 +130,7 @@ void weir_job_destroy(weir_job *job)
         job->gate.destroy(job->gate.ud);
     weir__plan_free(job);
     if (job->state_dir_temp)
-        weir__io_remove_tree(job->cfg_state_dir);
+        weir__io_temp_dir_release(job->cfg_state_dir, job->state_dir_owner);
     for (uint32_t i = 0; i < job->n_nodes; i++) {
         weir__node *n = &job->nodes[i];
         if (n->kind == WEIR__NODE_SOURCE && n->src.free_arg)

@@ -354,6 +354,7 @@ struct weir_job {
     char *cfg_state_backend, *cfg_state_dir,
         *cfg_checkpoint_dir; /* owned copies */
     bool state_dir_temp; /* cfg_state_dir was made for the job: removed with it */
+    int state_dir_owner; /* the lock on its owner file (weir__io_temp_dir_owned) */
     weir__node *nodes;
     uint32_t n_nodes, cap_nodes;
     weir__edge *edges;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -262,13 +263,93 @@ static int remove_entries(int dfd)
     return rc;
 }
 
-int weir__io_temp_dir(const char *prefix, char *out, size_t cap)
+static const char *temp_root(void)
 {
     const char *tmp = getenv("TMPDIR");
-    int n = snprintf(out, cap, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+int weir__io_temp_dir(const char *prefix, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "%s/%s-XXXXXX", temp_root(), prefix);
     if (n < 0 || (size_t)n >= cap || !mkdtemp(out))
         return WEIR_EIO;
     return 0;
+}
+
+#define OWNER_SUFFIX ".owner"
+
+/*
+ * Removes the folders "<prefix>-XXXXXX" under root whose owner file
+ * (beside them, of this user, with a pid written in it) no process holds
+ * locked: their process ended without removing them (SIGKILL, a crash);
+ * the kernel dropped its lock then, whatever its pid namespace. An owner
+ * file still empty may be one being made: left alone.
+ */
+static void sweep_unowned(const char *root, const char *prefix)
+{
+    DIR *d = opendir(root);
+    if (!d)
+        return;
+    size_t pl = strlen(prefix), sl = strlen(OWNER_SUFFIX);
+    struct dirent *e;
+    char path[4096];
+    while ((e = readdir(d))) {
+        size_t n = strlen(e->d_name);
+        if (n != pl + 7 + sl || strncmp(e->d_name, prefix, pl) || e->d_name[pl] != '-' ||
+            strcmp(e->d_name + n - sl, OWNER_SUFFIX))
+            continue;
+        int pn = snprintf(path, sizeof path, "%s/%s", root, e->d_name);
+        if (pn < 0 || (size_t)pn >= sizeof path)
+            continue;
+        int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_size > 0 &&
+            flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            path[pn - (int)sl] = '\0';
+            weir__io_remove_tree(path);
+            path[pn - (int)sl] = OWNER_SUFFIX[0];
+            unlink(path);
+        }
+        close(fd);
+    }
+    closedir(d);
+}
+
+int weir__io_temp_dir_owned(const char *prefix, char *out, size_t cap, int *owner)
+{
+    *owner = -1;
+    sweep_unowned(temp_root(), prefix);
+    int rc = weir__io_temp_dir(prefix, out, cap);
+    if (rc)
+        return rc;
+    char path[4096];
+    int pn = snprintf(path, sizeof path, "%s" OWNER_SUFFIX, out);
+    int fd = pn < 0 || (size_t)pn >= sizeof path ? -1 : open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || dprintf(fd, "%ld\n", (long)getpid()) <= 0) {
+        if (fd >= 0) {
+            unlink(path);
+            close(fd);
+        }
+        rmdir(out);
+        return WEIR_EIO;
+    }
+    *owner = fd;
+    return 0;
+}
+
+void weir__io_temp_dir_release(const char *path, int owner)
+{
+    weir__io_remove_tree(path);
+    if (owner < 0)
+        return;
+    char lock[4096];
+    int n = snprintf(lock, sizeof lock, "%s" OWNER_SUFFIX, path);
+    if (n > 0 && (size_t)n < sizeof lock)
+        unlink(lock);
+    close(owner);
 }
 
 int weir__io_remove_tree(const char *path)

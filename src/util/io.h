@@ -65,5 +65,15 @@ int weir__io_fsync_dir(const char *path);
  * 0, or WEIR_EIO (out then holds the name tried).
  */
 int weir__io_temp_dir(const char *prefix, char *out, size_t cap);
+/*
+ * As weir__io_temp_dir, for a folder that must not outlive its process:
+ * beside it, "<folder>.owner" holds the pid under an exclusive lock, kept
+ * while *owner stays open. First removes the folders of that prefix whose
+ * owner file nobody holds (a process killed with SIGKILL or crashed left
+ * them). weir__io_temp_dir_release removes the folder and its owner file
+ * and closes owner.
+ */
+int weir__io_temp_dir_owned(const char *prefix, char *out, size_t cap, int *owner);
+void weir__io_temp_dir_release(const char *path, int owner);
 
 #endif
