@@ -1,0 +1,505 @@
+#!/usr/bin/env python3
+"""Randomized differential test of the rows a join keeps in its state and
+gives back: every column of both sides in the output, key columns of
+every type, in any order, repeated.
+
+A side whose input is insert-only and that counts no associations keeps
+its rows in a row log whose elements leave out the key columns (the
+probing row's key, equal bytes, gives them back), and, on a side bounded
+by the watermark, keep the row's time before the row when the time is
+not a column the element holds (the time a key column). An outer side
+and an interval join's sides keep map entries instead. This test draws
+joins over the same keys in all these layouts and checks every output
+column against a Python oracle that shares no code with weir.
+
+Each case: two JSON inputs l and r with the same columns in two
+independent random orders,
+
+    id INT, k0 .. kn-1 (the key columns), [kk: a second column of the type
+    of one key, on one side], v STRING, ts TIMESTAMP(3), WATERMARK ts
+
+the key types drawn from TINYINT, SMALLINT, INT, BIGINT, DECIMAL(p, s),
+DOUBLE (-0.0 meeting 0.0 and kept apart in the output, NaN, infinities),
+STRING and VARCHAR(n) (empty, long, non-ASCII), TIMESTAMP(p) (before
+1970 too) and BOOLEAN, NULL keys among them; composite keys of 1 to 3
+columns mixing types; now and then a repeated key column (l.k0 = r.k0
+AND l.k0 = r.kk, or l.k0 = r.k0 AND l.kk = r.k0). Then a statement set
+of random queries, each into a debezium-json file, each selecting a
+random list of both sides' columns (key columns often twice, the time
+now and then not at all):
+
+    regular    l [INNER|LEFT|RIGHT|FULL] JOIN r ON the keys (each '=' or
+               IS NOT DISTINCT FROM), with no residual, one over ids, or
+               one reading a stored side's key column
+    interval   the same with l.ts BETWEEN r.ts - a AND r.ts + b ('=' keys)
+    bounded    l JOIN a window aggregation of r grouped by its keys
+               (MAX(id), window_start, window_end) ON the keys AND
+               l.ts BETWEEN a.we - x AND a.we: l's rows are dropped as
+               the watermark passes; sometimes the time is a key too
+               (l.ts = a.ws), which the row log leaves out of the row
+
+run at parallelism 1, 2 or 4 and batch size 1, 7 or 1024. In about one
+case in four the job is stopped with a checkpoint mid-input (SIGTERM once
+a checkpoint holds the first part of both inputs read whole) and run to
+the end from it, at another parallelism, after the rest of the input
+came: the result must be that of one run.
+
+The oracle: nested loops. '=' meets no NULL and no NaN, -0.0 meets 0.0;
+IS NOT DISTINCT FROM meets NULL with NULL (still no NaN); an interval
+join's rows come in time order per input, so none is late; the window
+aggregation's rows come in time order, so none is late either.
+
+Usage: join_layout_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
+Environment: WEIR_SEED replays a run; WEIR_LAYOUT_JOBS sets the count,
+WEIR_LAYOUT_JOB=i runs one job.
+"""
+
+import collections
+import datetime
+import decimal
+import glob
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from decimal import Decimal
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
+
+decimal.getcontext().prec = 100
+EPOCH = datetime.datetime(1970, 1, 1)
+T0 = 1767225600000  # 2026-01-01 00:00:00 UTC, ms
+SIZE = 1000  # the window of the bounded queries, ms
+INTS = {"TINYINT": 7, "SMALLINT": 15, "INT": 31, "BIGINT": 63}
+LONG = "x" * 300 + "\u00e9"
+
+
+# --------------------------------------------------------------------------
+# Types and values. A value in the oracle: int, Decimal, float, str, bool,
+# or a TIMESTAMP's milliseconds since 1970 (int); None is NULL.
+
+def draw_type(rng):
+    k = rng.choice(["TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "DECIMAL", "DOUBLE", "DOUBLE", "STRING",
+                    "VARCHAR", "TIMESTAMP", "TIMESTAMP", "BOOLEAN"])
+    if k == "DECIMAL":
+        p = rng.choice([1, 5, 18, 19, 38])
+        return (k, p, rng.randint(0, p))
+    if k == "VARCHAR":
+        return (k, rng.choice([1, 4, 400]))
+    if k == "TIMESTAMP":
+        return (k, rng.choice([0, 3, 6, 9]))
+    return (k,)
+
+
+def sql_type(t):
+    if t[0] == "DECIMAL":
+        return "DECIMAL(%d, %d)" % (t[1], t[2])
+    if t[0] in ("VARCHAR", "TIMESTAMP"):
+        return "%s(%d)" % t
+    return t[0]
+
+
+def value_pool(rng, t):
+    """A few values of type t, so that keys meet often."""
+    k = t[0]
+    if k in INTS:
+        b = INTS[k]
+        vals = [0, 1, -1, 7, 2 ** b - 1, -2 ** b]
+    elif k == "DECIMAL":
+        p, s = t[1], t[2]
+        q = Decimal(1).scaleb(-s)
+        top = Decimal(10) ** (p - s) - q  # the largest value the type holds
+        vals = [Decimal(0).quantize(q), top, -top, q, -q]
+        vals += [Decimal(rng.randint(-10 ** p + 1, 10 ** p - 1)).scaleb(-s) for _ in range(3)]
+    elif k == "DOUBLE":
+        vals = [0.0, -0.0, 1.5, -2.25, 1e300, float("nan"), float("inf"), float("-inf"), 0.1]
+    elif k in ("STRING", "VARCHAR"):
+        vals = ["", "a", "ab", "A", " a", "\u00e9\u00e8", "7", LONG, "x" * 40]
+        if k == "VARCHAR":
+            vals = [v for v in vals if len(v) <= t[1]]
+    elif k == "TIMESTAMP":
+        vals = [T0, T0 + 123, T0 + 1000, -1, -1500, 0, 253402300799999]
+    else:
+        vals = [True, False]
+    return rng.sample(vals, min(len(vals), rng.randint(2, 5)))
+
+
+def json_value(t, v):
+    if v is None:
+        return None
+    if t[0] == "DECIMAL":
+        return str(v)
+    if t[0] == "DOUBLE":
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v):
+            return "Infinity" if v > 0 else "-Infinity"
+        return v
+    if t[0] == "TIMESTAMP":
+        return ts_text(v)
+    return v
+
+
+def ts_text(ms):
+    d = EPOCH + datetime.timedelta(milliseconds=ms)
+    return d.strftime("%Y-%m-%d %H:%M:%S") + ".%03d" % (d.microsecond // 1000)
+
+
+def out_value(t, text):
+    """A value of the output (read with numbers as text) as the oracle holds it."""
+    if text is None:
+        return None
+    k = t[0]
+    if k in INTS or k == "INT":
+        return int(text)
+    if k == "DECIMAL":
+        return Decimal(text)
+    if k == "DOUBLE":
+        return float(text)
+    if k == "TIMESTAMP":
+        d = datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f")
+        return (d - EPOCH) // datetime.timedelta(milliseconds=1)
+    return text
+
+
+def canon(v):
+    """A value as compared in the result: a DOUBLE by its text (-0.0 apart from 0.0, NaN equal to NaN)."""
+    return repr(v) if isinstance(v, float) else v
+
+
+def equal(a, b):
+    """SQL's a = b of two values of one type (None: NULL): no NULL, no NaN meets; -0.0 meets 0.0."""
+    return a is not None and b is not None and a == b
+
+
+def not_distinct(a, b):
+    return (a is None and b is None) or equal(a, b)
+
+
+# --------------------------------------------------------------------------
+# The job
+
+class Col:
+    def __init__(self, name, t):
+        self.name, self.t = name, t
+
+
+def draw_tables(rng):
+    """The key types, and each side's columns in an order of its own; kk
+    (a second column of a key's type) on one side or none."""
+    keys = [draw_type(rng) for _ in range(rng.choice([1, 1, 2, 2, 3]))]
+    cols = [Col("id", ("INT",))] + [Col("k%d" % i, t) for i, t in enumerate(keys)] + \
+        [Col("v", ("STRING",)), Col("ts", ("TIMESTAMP", 3))]
+    kk = None
+    if rng.random() < 0.3:
+        kk = (rng.choice("lr"), rng.randrange(len(keys)))
+    sides = {}
+    for s in "lr":
+        c = list(cols) + ([Col("kk", keys[kk[1]])] if kk and kk[0] == s else [])
+        rng.shuffle(c)
+        sides[s] = c
+    return keys, sides, kk
+
+
+def gen_rows(rng, side_cols, pools, kk, n, id0, ms0):
+    rows, ms = [], ms0
+    for i in range(n):
+        r = {"id": id0 + i, "v": rng.choice(["p", "q", "", None]), "ts": T0 + ms}
+        for c in side_cols:
+            if c.name.startswith("k"):
+                ki = int(c.name[1:]) if c.name != "kk" else kk[1]
+                r[c.name] = None if rng.random() < 0.12 else rng.choice(pools[ki])
+        rows.append(r)
+        ms += rng.choice([0, 1, 3, 50, 200, 700])
+        if rng.random() < 0.4:
+            ms += -ms % SIZE  # on a window's start (l.ts = a.ws)
+    return rows
+
+
+def key_conds(rng, keys, kk, nsafe_ok):
+    """The key conjuncts: (left column, right column, null-safe)."""
+    conds = [("k%d" % i, "k%d" % i, nsafe_ok and rng.random() < 0.3) for i in range(len(keys))]
+    if kk:
+        side, ki = kk
+        conds.append(("k%d" % ki, "kk", False) if side == "r" else ("kk", "k%d" % ki, False))
+    rng.shuffle(conds)
+    return conds
+
+
+def gen_query(rng, keys, sides, kk, time_key):
+    """A random query; time_key: a bounded one whose time is a key, where the bounds allow."""
+    kinds = ["regular", "regular", "regular", "interval", "bounded", "bounded"]
+    if any(t[0] == "DOUBLE" for t in keys):
+        # a window aggregation's GROUP BY takes -0.0 and 0.0 for one group (and one NaN group)
+        kinds.remove("bounded")
+        time_key = False
+    kind = "bounded" if time_key else rng.choice(kinds)
+    q = {"kind": kind, "type": "INNER"}
+    if kind != "bounded":
+        q["type"] = rng.choice(["INNER", "INNER", "LEFT", "RIGHT", "FULL"])
+    q["conds"] = key_conds(rng, keys, kk, kind == "regular")
+    if kind == "regular":
+        q["residual"] = rng.choice([None, None, "ids", "key"])
+        q["rkey"] = rng.choice([c for _, c, _ in q["conds"]])
+    if kind == "interval":
+        q["a"], q["b"] = rng.choice([0, 1, 200, 1000]), rng.choice([0, 1, 200, 1000])
+    if kind == "bounded":
+        q["x"] = rng.choice([0, 1, SIZE // 2, SIZE, 3 * SIZE])
+        # the time a key too: the rows of one key are those of one time, so which
+        # expire when is only in question across a restore (the buckets are
+        # rebuilt from the rows' times), where the first query of a job is one
+        q["time_key"] = time_key or rng.random() < 0.3
+        if q["time_key"]:
+            q["x"] = rng.choice([SIZE, 3 * SIZE])  # l.ts = a.ws can hold
+    # the output: both ids, then a random list of both sides' columns, repeats allowed
+    right = sides["r"]
+    if kind == "bounded":  # the window aggregation's columns
+        right = [c for c in right if c.name.startswith("k")] + [Col("id", ("INT",)), Col("ws", ("TIMESTAMP", 3)),
+                                                                Col("we", ("TIMESTAMP", 3))]
+    pool = [("l", c) for c in sides["l"]] + [("r", c) for c in right]
+    out = [x for x in pool if x[1].name == "id"]
+    out += [rng.choice(pool) for _ in range(rng.randint(1, 8))]
+    out += [x for x in pool if x[1].name.startswith("k") and rng.random() < 0.5]
+    if kind == "bounded" and rng.random() < 0.5:
+        out = [x for x in out if not (x[0] == "l" and x[1].name == "ts")]  # the bounded side's time not output
+    rng.shuffle(out)
+    q["out"] = out
+    return q
+
+
+def window_agg(names):
+    """r's window aggregation, grouped by its key columns names."""
+    keys = ", ".join(names)
+    return ("(SELECT %s, MAX(id) AS id, window_start AS ws, window_end AS we FROM TABLE(TUMBLE(TABLE r, "
+            "DESCRIPTOR(ts), INTERVAL '%d' MILLISECOND)) GROUP BY %s, window_start, window_end)" % (keys, SIZE, keys))
+
+
+def query_sql(q, sides):
+    cols = ", ".join("%s.%s" % (s, c.name) for s, c in q["out"])
+    on = " AND ".join("l.%s %s r.%s" % (a, "IS NOT DISTINCT FROM" if ns else "=", b) for a, b, ns in q["conds"])
+    k = q["kind"]
+    if k == "regular":
+        if q["residual"] == "ids":
+            on += " AND MOD(l.id + r.id, 3) <> 0"
+        elif q["residual"] == "key":
+            on += " AND (r.%s IS NULL) <> (MOD(l.id + r.id, 2) = 0)" % q["rkey"]
+        return "SELECT %s FROM l %s JOIN r ON %s" % (cols, q["type"], on)
+    if k == "interval":
+        return ("SELECT %s FROM l %s JOIN r ON %s AND l.ts BETWEEN r.ts - INTERVAL '%d' MILLISECOND AND "
+                "r.ts + INTERVAL '%d' MILLISECOND" % (cols, q["type"], on, q["a"], q["b"]))
+    rcols = sorted({b for _, b, _ in q["conds"]} | {c.name for c in sides["r"] if c.name.startswith("k")})
+    on += " AND l.ts BETWEEN r.we - INTERVAL '%d' MILLISECOND AND r.we" % q["x"]
+    if q["time_key"]:
+        on += " AND l.ts = r.ws"
+    return "SELECT %s FROM l JOIN %s r ON %s" % (cols, window_agg(rcols), on)
+
+
+# --------------------------------------------------------------------------
+# The oracle
+
+def windows(rrows, key_names):
+    """The window aggregation of r: one row per (keys, window) with MAX(id), ws, we."""
+    groups = {}
+    for r in rrows:
+        ws = r["ts"] - r["ts"] % SIZE
+        g = tuple(canon(r[k]) for k in key_names) + (ws,)
+        if g not in groups:
+            groups[g] = dict({k: r[k] for k in key_names}, id=r["id"], ws=ws, we=ws + SIZE)
+        else:
+            groups[g]["id"] = max(groups[g]["id"], r["id"])
+    return list(groups.values())
+
+
+def expected(q, lrows, rrows, sides):
+    k = q["kind"]
+    if k == "bounded":
+        names = sorted(c.name for c in sides["r"] if c.name.startswith("k"))
+        rrows = windows(rrows, names)
+
+    def meets(l, r):
+        for a, b, ns in q["conds"]:
+            if not (not_distinct if ns else equal)(l[a], r[b]):
+                return False
+        if k == "regular" and q["residual"] == "ids":
+            return (l["id"] + r["id"]) % 3 != 0
+        if k == "regular" and q["residual"] == "key":
+            return (r[q["rkey"]] is None) != ((l["id"] + r["id"]) % 2 == 0)
+        if k == "interval":
+            return r["ts"] - q["a"] <= l["ts"] <= r["ts"] + q["b"]
+        if k == "bounded":
+            return r["we"] - q["x"] <= l["ts"] <= r["we"] and (not q["time_key"] or l["ts"] == r["ws"])
+        return True
+
+    def row(l, r):
+        vals = []
+        for s, c in q["out"]:
+            src = l if s == "l" else r
+            vals.append(None if src is None else canon(src[c.name]))
+        return tuple(vals)
+
+    out = collections.Counter()
+    met_l, met_r = set(), set()
+    for l in lrows:
+        for r in rrows:
+            if meets(l, r):
+                out[row(l, r)] += 1
+                met_l.add(l["id"])
+                met_r.add(r["id"])
+    if q["type"] in ("LEFT", "FULL"):
+        out.update(row(l, None) for l in lrows if l["id"] not in met_l)
+    if q["type"] in ("RIGHT", "FULL"):
+        out.update(row(None, r) for r in rrows if r["id"] not in met_r)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Running
+
+def table_sql(name, cols, watched):
+    return ("CREATE TABLE %s (%s, WATERMARK FOR ts AS ts) WITH ('connector' = 'filesystem', 'path' = '%s', "
+            "'format' = 'json'%s);" % (name, ", ".join("%s %s" % (c.name, sql_type(c.t)) for c in cols), name,
+                                      ", 'source.monitor-interval' = '20ms'" if watched else ""))
+
+
+def job_sql(case, sides, queries, watched):
+    sql = ["-- join_layout_diff seed %d job %d" % (case.seed, case.index),
+           table_sql("l", sides["l"], watched), table_sql("r", sides["r"], watched)]
+    for qi, q in enumerate(queries):
+        sql.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
+                   "'format' = 'debezium-json');"
+                   % (qi, ", ".join("c%d %s" % (i, sql_type(c.t)) for i, (_, c) in enumerate(q["out"])), qi))
+    sql.append("EXECUTE STATEMENT SET BEGIN")
+    sql += ["  INSERT INTO q%d %s;" % (qi, query_sql(q, sides)) for qi, q in enumerate(queries)]
+    sql.append("END;")
+    return "\n".join(sql) + "\n"
+
+
+def write_rows(case, side, cols, rows, name):
+    os.makedirs(case.path(side), exist_ok=True)
+    tmp = case.path(side, "." + name)
+    with open(tmp, "w") as f:
+        for r in rows:
+            f.write(json.dumps({c.name: json_value(c.t, r[c.name]) for c in cols}) + "\n")
+    os.rename(tmp, case.path(side, name))
+
+
+def completed(case):
+    return {int(m.group(1)) for m in (re.search(r"chk-(\d+)/_metadata$", p)
+                                      for p in glob.glob(case.path("ckpt", "chk-*", "_metadata"))) if m}
+
+
+def first_read(case):
+    """Whether the newest checkpoint holds both inputs' first files read whole."""
+    done = completed(case)
+    if not done:
+        return False
+    shown = case.run_weir(["inspect", case.path("ckpt", "chk-%d" % max(done))])
+    splits = re.findall(r"source split (\S+): (\w+)", shown.stdout or "")
+    first = [st for sid, st in splits if sid.endswith("part0.json")]
+    return shown.returncode == 0 and len(first) == 2 and all(st == "finished" for st in first)
+
+
+def stop_mid_input(case, par, batch):
+    """Runs the watched job until a checkpoint holds the first files read
+    whole, then stops it (SIGTERM: a final checkpoint). None, or a problem;
+    "skip" when no such checkpoint came in time."""
+    cmd = ["run", "watched.sql", "-D", "state.checkpoints.dir=ckpt", "-D",
+           "execution.checkpointing.interval=%dms" % case.rng.choice([20, 50])]
+    cmd += diffrun.engine_options(case, par, batch, case.rng.random() < 0.4)
+    with open(case.path("run0.log"), "w") as lf:
+        p = subprocess.Popen([case.weir] + cmd, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=lf)
+    try:
+        end = time.time() + 60
+        while time.time() < end and p.poll() is None and not first_read(case):
+            time.sleep(0.1)
+        if p.poll() is not None:
+            return "the watched run ended on its own (%s): %s" % (p.returncode, open(case.path("run0.log")).read()[-600:])
+        if time.time() >= end:
+            return "skip"
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(timeout=120)
+        text = open(case.path("run0.log")).read()
+        if rc != 143 or "final checkpoint" not in text:
+            return "SIGTERM exited %s without a final checkpoint: %s" % (rc, text[-600:])
+        return None
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def run_case(case):
+    rng = case.rng
+    keys, sides, kk = draw_tables(rng)
+    pools = [value_pool(rng, t) for t in keys]
+    n_l, n_r = rng.randint(0, 30), rng.randint(0, 30)
+    restore = rng.random() < 0.25 and n_l > 1 and n_r > 1
+    if restore:
+        pools = [p[:2] for p in pools]  # keys that meet often: rows that wait across the restore
+    lrows = gen_rows(rng, sides["l"], pools, kk, n_l, 1, rng.randint(0, 5))
+    rrows = gen_rows(rng, sides["r"], pools, kk, n_r, 1001, rng.randint(0, 5))
+    queries = [gen_query(rng, keys, sides, kk, restore and i == 0) for i in range(rng.randint(3, 6))]
+    par, batch = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024])
+    case.note = "(keys %s%s, parallelism %d, batch %d%s)" % (
+        ", ".join(sql_type(t) for t in keys), ", kk on %s of k%d" % kk if kk else "", par, batch,
+        ", stopped and restored" if restore else "")
+    case.write("job.sql", job_sql(case, sides, queries, False))
+    if restore:
+        cut_l, cut_r = rng.randint(1, n_l - 1), rng.randint(1, n_r - 1)
+        if rng.random() < 0.6:
+            # r's first part a window behind l's: l's last rows wait across the restore
+            # for windows still to fire (and, bounded, in buckets rebuilt from their times)
+            cut_r = min(max(1, sum(r["ts"] <= lrows[cut_l - 1]["ts"] - SIZE for r in rrows)), n_r - 1)
+        write_rows(case, "l", sides["l"], lrows[:cut_l], "part0.json")
+        write_rows(case, "r", sides["r"], rrows[:cut_r], "part0.json")
+        case.write("watched.sql", job_sql(case, sides, queries, True))
+        problem = stop_mid_input(case, par, batch)
+        if problem == "skip":
+            case.counts["skipped (no checkpoint with the first files read in 60 s)"] += 1
+            return []
+        if problem:
+            return [problem]
+        write_rows(case, "l", sides["l"], lrows[cut_l:], "part1.json")
+        write_rows(case, "r", sides["r"], rrows[cut_r:], "part1.json")
+        par = rng.choice([p for p in (1, 2, 4) if p != par])
+        case.counts["stopped and restored at another parallelism"] += 1
+        opts = ["-D", "state.checkpoints.dir=ckpt"] + diffrun.engine_options(case, par, batch, rng.random() < 0.4)
+    else:
+        write_rows(case, "l", sides["l"], lrows, "part0.json")
+        write_rows(case, "r", sides["r"], rrows, "part0.json")
+        opts = diffrun.engine_options(case, par, batch)
+    p = case.run_weir(["run", "job.sql"] + opts)
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    if restore and "restoring from" not in p.stderr:
+        return ["the last run did not restore the checkpoint: " + p.stderr[-600:]]
+    problems = []
+    for qi, q in enumerate(queries):
+        what = "q%d (%s)" % (qi, query_sql(q, sides))
+        names = ["c%d" % i for i in range(len(q["out"]))]
+        try:
+            folder = case.path("q%d" % qi)
+            raw = diffrun.fold_debezium(folder, names, diffrun.committed_files(folder), numbers_as_text=True)
+        except ValueError as e:
+            problems.append("%s: %s" % (what, e))
+            continue
+        got = collections.Counter()
+        for row, n in raw.items():
+            got[tuple(canon(out_value(c.t, x)) for (_, c), x in zip(q["out"], row))] += n
+        problems += diffrun.multiset_problems(what, expected(q, lrows, rrows, sides), got)
+        case.counts["%s %s" % (q["kind"], q["type"])] += 1
+    return problems
+
+
+def main():
+    return diffrun.main("join_layout_diff", run_case, jobs_env="WEIR_LAYOUT_JOBS", jobs=10, asan_jobs=4,
+                        one_env="WEIR_LAYOUT_JOB", unit="jobs")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
