@@ -17,6 +17,16 @@ cd "$T" || exit 1
 pid=
 trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$T"' EXIT
 visible() { find "${1:-out}" -maxdepth 1 -type f ! -name '.*' -exec cat {} + 2>/dev/null | sort; }
+refused_naming() { # $1: job file, $2: what the refusal must name (grep pattern), $3: the change
+    "$WEIR" run "$1" > /dev/null 2> log
+    local st=$?
+    [ $st -eq 3 ] || fail "$1: $3 exited $st, not 3 (refused)"
+    grep -q -- "$2" log || { cat log; fail "$1: the refusal of $3 does not name it"; }
+}
+refused_after() { # $1: job file, $2: a sed edit of it, $3, $4: as refused_naming's $2, $3
+    sed "$2" "$1" > "changed-$1"
+    refused_naming "changed-$1" "$3" "$4"
+}
 without_field() { # $1: a _metadata file, $2: a field: each fingerprint line that begins with it removed; prints how many
     python3 - "$1" "$2" <<'PY'
 import sys
@@ -165,16 +175,10 @@ INSERT INTO kagg SELECT v, SUM(ts_ms) FROM src GROUP BY v;
 INSERT INTO kjoin SELECT src.v, dim.v, dim.ts_ms FROM src JOIN dim ON src.v = dim.v;
 SQL
 "$WEIR" run keys.sql > /dev/null 2> log || fail "the keyed job failed"
-sed "s/SELECT v, SUM(ts_ms) FROM src GROUP BY v/SELECT ts_ms, SUM(v) FROM src GROUP BY ts_ms/" keys.sql > keys_agg.sql
-"$WEIR" run keys_agg.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "a GROUP BY on another column of the same type was not refused"
-grep -q "GroupAggregate\[0\]: columns v, ts_ms in the checkpoint, ts_ms, v now" log ||
-    { cat log; fail "the GROUP BY's key columns are not named"; }
-sed "s/ON src.v = dim.v/ON src.v = dim.ts_ms/" keys.sql > keys_join.sql
-"$WEIR" run keys_join.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "a join on another column of the same type was not refused"
-grep -q "Join\[0\]: key columns of input 1 0 in the checkpoint, 1 now" log ||
-    { cat log; fail "the join's key columns are not named"; }
+refused_after keys.sql "s/SELECT v, SUM(ts_ms) FROM src GROUP BY v/SELECT ts_ms, SUM(v) FROM src GROUP BY ts_ms/" "GroupAggregate\[0\]: columns v, ts_ms in the checkpoint, ts_ms, v now" \
+    "a GROUP BY on another column of the same type"
+refused_after keys.sql "s/ON src.v = dim.v/ON src.v = dim.ts_ms/" "Join\[0\]: key columns of input 1 0 in the checkpoint, 1 now" \
+    "a join on another column of the same type"
 # The column each aggregate folds: the same functions over the same
 # input columns, the last SUM over v or over ts_ms.
 sed "s/SELECT v, SUM(ts_ms) FROM src GROUP BY v/SELECT k, MIN(v) + MIN(ts_ms) + SUM(v) FROM src GROUP BY k/" keys.sql > keys_a1.sql
@@ -182,18 +186,14 @@ sed "s/SELECT v, SUM(ts_ms) FROM src GROUP BY v/SELECT k, MIN(v) + MIN(ts_ms) + 
 sed -i "s/kagg (g BIGINT/kagg (g STRING/" keys_a1.sql keys_a2.sql
 rm -rf ckpt
 "$WEIR" run keys_a1.sql > /dev/null 2> log || { cat log; fail "the two-aggregate job failed"; }
-"$WEIR" run keys_a2.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "aggregates over swapped columns were not refused"
-grep -q "GroupAggregate\[0\]: aggregate columns 1, 2, 1 in the checkpoint, 1, 2, 2 now" log ||
-    { cat log; fail "the aggregates' columns are not named"; }
+refused_naming keys_a2.sql "GroupAggregate\[0\]: aggregate columns 1, 2, 1 in the checkpoint, 1, 2, 2 now" \
+    "aggregates over swapped columns"
 rm -rf ckpt
 "$WEIR" run keys.sql > /dev/null 2> log || fail "the keyed job failed (again)"
 # A join's type: an outer side counts each row's matches, an inner one
 # does not (INNER restored as LEFT would pad rows that have matches).
-sed "s/FROM src JOIN dim/FROM src LEFT JOIN dim/" keys.sql > keys_left.sql
-"$WEIR" run keys_left.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "an INNER join restored as a LEFT join was not refused"
-grep -q "Join\[0\]: join INNER in the checkpoint, LEFT now" log || { cat log; fail "the join's type change is not named"; }
+refused_after keys.sql "s/FROM src JOIN dim/FROM src LEFT JOIN dim/" "Join\[0\]: join INNER in the checkpoint, LEFT now" \
+    "an INNER join restored as a LEFT join"
 # A checkpoint of a weir that recorded none of these (the fields taken
 # out of the metadata here) is not refused for lacking them.
 meta=$(ls -d ckpt/chk-* | sort -t- -k2 -n | tail -1)/_metadata
@@ -235,36 +235,18 @@ INSERT INTO top_out SELECT k, v, rn FROM (
   SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src) WHERE rn <= 3;
 SQL
 "$WEIR" run bounds.sql > /dev/null 2> log || { cat log; fail "the interval join / Top-N job failed"; }
-sed "s/dim.ts - INTERVAL '5' SECOND/dim.ts - INTERVAL '10' SECOND/" bounds.sql > bounds_wide.sql
-"$WEIR" run bounds_wide.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "a wider interval join was not refused"
-grep -q "IntervalJoin\[0\]: join bounds interval \[-5000, 0\] ms in the checkpoint, interval \[-10000, 0\] ms now" log ||
-    { cat log; fail "the interval's change is not named"; }
-sed "s/rn <= 3/rn <= 5/" bounds.sql > bounds_top5.sql
-"$WEIR" run bounds_top5.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "a Top-5 restored from a Top-3 was not refused"
-grep -q "Rank\[0\]: ranks 1..3 ROW_NUMBER numbered in the checkpoint, 1..5 ROW_NUMBER numbered now" log ||
-    { cat log; fail "the Top-N's range change is not named"; }
-sed "s/ROWS BETWEEN 2 PRECEDING/ROWS BETWEEN 5 PRECEDING/" bounds.sql > bounds_over.sql
-"$WEIR" run bounds_over.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "an OVER frame of 5 rows restored from one of 2 was not refused"
-grep -q "OverAggregate\[0\]: frame ROWS 2 PRECEDING in the checkpoint, ROWS 5 PRECEDING now" log ||
-    { cat log; fail "the OVER frame's change is not named"; }
-sed "s/PATTERN (S U{2,} D)/PATTERN (S U{3,} D)/" bounds.sql > bounds_mr1.sql
-"$WEIR" run bounds_mr1.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "another MATCH_RECOGNIZE pattern was not refused"
-grep -q "Match\[0\]: pattern (S U{2,} D) skip=PAST LAST ROW in the checkpoint, (S U{3,} D) skip=PAST LAST ROW now" log ||
-    { cat log; fail "the pattern's change is not named"; }
-sed "s/U.v >= PREV(U.v), D/U.v >= PREV(U.v) AND U.v < FIRST(U.v) + 5, D/" bounds.sql > bounds_mr2.sql
-"$WEIR" run bounds_mr2.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "a DEFINE that needs other running values was not refused"
-grep -q "Match\[0\]: running values .* in the checkpoint, .* now" log ||
-    { cat log; fail "the running values' change is not named"; }
-sed "s/ON a.k = b.k/ON a.k IS NOT DISTINCT FROM b.k/" bounds.sql > bounds_null.sql
-"$WEIR" run bounds_null.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "a join on IS NOT DISTINCT FROM restored from one on = was not refused"
-grep -q "Join\[0\]: null-safe keys none in the checkpoint, 0 now" log ||
-    { cat log; fail "the null-safe key change is not named"; }
+refused_after bounds.sql "s/dim.ts - INTERVAL '5' SECOND/dim.ts - INTERVAL '10' SECOND/" "IntervalJoin\[0\]: join bounds interval \[-5000, 0\] ms in the checkpoint, interval \[-10000, 0\] ms now" \
+    "a wider interval join"
+refused_after bounds.sql "s/rn <= 3/rn <= 5/" "Rank\[0\]: ranks 1..3 ROW_NUMBER numbered in the checkpoint, 1..5 ROW_NUMBER numbered now" \
+    "a Top-5 restored from a Top-3"
+refused_after bounds.sql "s/ROWS BETWEEN 2 PRECEDING/ROWS BETWEEN 5 PRECEDING/" "OverAggregate\[0\]: frame ROWS 2 PRECEDING in the checkpoint, ROWS 5 PRECEDING now" \
+    "an OVER frame of 5 rows restored from one of 2"
+refused_after bounds.sql "s/PATTERN (S U{2,} D)/PATTERN (S U{3,} D)/" "Match\[0\]: pattern (S U{2,} D) skip=PAST LAST ROW in the checkpoint, (S U{3,} D) skip=PAST LAST ROW now" \
+    "another MATCH_RECOGNIZE pattern"
+refused_after bounds.sql "s/U.v >= PREV(U.v), D/U.v >= PREV(U.v) AND U.v < FIRST(U.v) + 5, D/" "Match\[0\]: running values .* in the checkpoint, .* now" \
+    "a DEFINE that needs other running values"
+refused_after bounds.sql "s/ON a.k = b.k/ON a.k IS NOT DISTINCT FROM b.k/" "Join\[0\]: null-safe keys none in the checkpoint, 0 now" \
+    "a join on IS NOT DISTINCT FROM restored from one on ="
 
 # A checkpoint of the join's whole rows (what weir stored before it kept
 # only the columns read above a join; the projection below joins turned
@@ -321,10 +303,8 @@ CREATE TABLE agg_out (k STRING, c BIGINT) WITH ('connector' = 'print');
 INSERT INTO agg_out SELECT k, COUNT(DISTINCT v) FROM src GROUP BY k;
 SQL
 "$WEIR" run split.sql > /dev/null 2> log || fail "the split distinct job failed"
-sed "s/bucket-num' = '16'/bucket-num' = '8'/" split.sql > split8.sql
-"$WEIR" run split8.sql > /dev/null 2> log
-[ $? -eq 3 ] || fail "a split distinct job with another bucket count was not refused"
-grep -q "split distinct buckets 16 in the checkpoint, 8 now" log || { cat log; fail "the bucket count change is not named"; }
+refused_after split.sql "s/bucket-num' = '16'/bucket-num' = '8'/" "split distinct buckets 16 in the checkpoint, 8 now" \
+    "a split distinct job with another bucket count"
 
 # A compatible change resumes: a stateless filter before the window moves
 # every node id after the source; the window's state still finds it. Stop
