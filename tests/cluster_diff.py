@@ -43,7 +43,8 @@ every process at once, all started again at another parallelism (1, 2 or
 processes); in a quarter every process, 0.3 to 1 s after the first
 checkpoint, the job started again on another number of processes (1 to
 3, each started with the new count, at a parallelism drawn anew: it
-rescales from its last checkpoint, docs/cluster.md). Such a job watches
+rescales from its last checkpoint, docs/cluster.md), over enough
+repartition partitions that some change process (moving_partitions). Such a job watches
 its input folder until the kill (source.monitor-interval: it never ends,
 so its checkpoints hold its pending windows and state, which the rescale
 must deal out) and reads it bounded after it. The committed output,
@@ -67,7 +68,9 @@ Usage: cluster_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 Environment: WEIR_SEED replays a run; WEIR_CLUSTERDIFF_JOB=i runs job i of
 it; WEIR_CLUSTERDIFF_JOBS sets the number of jobs (default 16, 4 under
 ASan); WEIR_CLUSTERDIFF_FAMILIES (comma list, "-name" leaves one out);
-WEIR_CLUSTERDIFF_OUT keeps failed jobs' folders.
+WEIR_CLUSTERDIFF_OUT keeps failed jobs' folders; WEIR_CLUSTERDIFF_RESCALE=1 makes
+every job whose SQL allows it a rescaled one (to check a change to the
+rescale's restore: a plain run draws about one in 25).
 """
 
 import glob
@@ -506,18 +509,19 @@ def run_case(case):
     fam = FAMILIES[case.rng.choice(sorted(fams))]
     j = fam.gen(case, case.args.max_queries)
     st = Setup(case.rng, j)
-    if case.rng.random() < case.args.ckpt_share:
+    rescale_all = os.environ.get("WEIR_CLUSTERDIFF_RESCALE") == "1"
+    if case.rng.random() < case.args.ckpt_share or rescale_all:
         st.ckpt = case.rng.choice([30, 50, 100])
-        if case.rng.random() < 0.5:
+        if case.rng.random() < 0.5 or rescale_all:
             st.kill = (case.rng.randrange(st.n), case.rng.uniform(0.2, 1.5))
             # half of those: every process killed at once and restarted at
             # another parallelism (splits, key groups and operator state
             # move between the processes)
             pars = [p for p in (1, 2, 4) if p * st.n <= 8 and p != st.parallelism]
             draw = case.rng.random()
-            if pars and draw < 0.25:
+            if pars and draw < 0.25 and not rescale_all:
                 st.repar = case.rng.choice(pars)
-            elif draw < 0.5 and "OPTIONS(" not in fam.sql(j, j.queries):
+            elif (draw < 0.5 or rescale_all) and "OPTIONS(" not in fam.sql(j, j.queries):
                 # a quarter (not with table hints, which read in.json
                 # bounded): every process killed at once and the job
                 # started again on another number of processes, at a
@@ -526,6 +530,7 @@ def run_case(case):
                 n = case.rng.choice([m for m in (1, 2, 3) if m != st.n])
                 st.rescale = (n, case.rng.choice([p for p in (1, 2, 4) if p * n <= 8]))
                 st.kill = (st.kill[0], case.rng.uniform(0.3, 1))
+                st.partitions = moving_partitions(case.rng, st)
     glob = global_queries(case, fam, j, j.queries, case.folder, st)
     case.counts["queries refused (global exchange)"] += len(glob)
     if glob:
@@ -550,6 +555,22 @@ def run_case(case):
     return sd.job_problems(case, j, lambda c, jj, qs, folder: check(c, fam, jj, qs, folder, st))
 
 
+def moving_partitions(rng, st):
+    """A rescaled job's number of repartition partitions, drawn where
+    partitions change process both ways: read in process
+    (r mod N*p) / p, partition r < R moves under the old parallelism, and
+    under the new one, only when R > min(old N, new N) * p. With fewer, every
+    key group's state stays where it was (and the generators' few keys
+    hold state in few key groups), so a restore that takes a key group's
+    state from the wrong old process, or restores it in the wrong new one,
+    passes unseen."""
+    n, par = st.rescale
+    low = min(st.n, n) * max(st.parallelism, par) + 1
+    if low > 5:
+        low = min(st.n, n) * min(st.parallelism, par) + 1
+    return rng.randint(low, 5) if low <= 5 else st.partitions
+
+
 def add_args(ap):
     ap.add_argument("--families", default=os.environ.get("WEIR_CLUSTERDIFF_FAMILIES", ""),
                     help="comma list; -name leaves a family out (%s)" % ", ".join(sorted(ALL_FAMILIES)))
@@ -565,9 +586,11 @@ def main():
     return diffrun.main("cluster_diff", run_case, jobs_env="WEIR_CLUSTERDIFF_JOBS", jobs=16, asan_jobs=4,
                         one_env="WEIR_CLUSTERDIFF_JOB", unit="jobs", add_args=add_args,
                         out_env="WEIR_CLUSTERDIFF_OUT", max_failures=5, timeout=120,
-                        describe=lambda a: "families %s, up to %d queries, %.0f%% with checkpoints" % (
+                        describe=lambda a: "families %s, up to %d queries, %s" % (
                             ",".join(sorted(diffrun.families(a.families, ALL_FAMILIES))), a.max_queries,
-                            100 * a.ckpt_share))
+                            "every job rescaled (WEIR_CLUSTERDIFF_RESCALE=1)"
+                            if os.environ.get("WEIR_CLUSTERDIFF_RESCALE") == "1"
+                            else "%.0f%% with checkpoints" % (100 * a.ckpt_share)))
 
 
 if __name__ == "__main__":

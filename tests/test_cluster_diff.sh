@@ -14,6 +14,8 @@
 # minutes. The seed is printed; WEIR_SEED=S replays a run,
 # WEIR_CLUSTERDIFF_JOB=i one job of it. Failing jobs (with a repro.sh) are
 # written under WEIR_CLUSTERDIFF_OUT (default ./cluster_diff_failures).
+# WEIR_CLUSTERDIFF_RESCALE=1 makes every job it can a rescaled one (to check
+# a change to the rescale's restore).
 set -u
 weir=$1
 src=$2
