@@ -175,7 +175,7 @@ INSERT INTO kagg SELECT v, SUM(ts_ms) FROM src GROUP BY v;
 INSERT INTO kjoin SELECT src.v, dim.v, dim.ts_ms FROM src JOIN dim ON src.v = dim.v;
 SQL
 "$WEIR" run keys.sql > /dev/null 2> log || fail "the keyed job failed"
-refused_after keys.sql "s/SELECT v, SUM(ts_ms) FROM src GROUP BY v/SELECT ts_ms, SUM(v) FROM src GROUP BY ts_ms/" "GroupAggregate\[0\]: columns v, ts_ms in the checkpoint, ts_ms, v now" \
+refused_after keys.sql "s/SELECT v, SUM(ts_ms) FROM src GROUP BY v/SELECT ts_ms, SUM(v) FROM src GROUP BY ts_ms/" "GroupAggregate\[0\]: column origins \"v\", \"ts_ms\" in the checkpoint, \"ts_ms\", \"v\" now" \
     "a GROUP BY on another column of the same type"
 refused_after keys.sql "s/ON src.v = dim.v/ON src.v = dim.ts_ms/" "Join\[0\]: key columns of input 1 0 in the checkpoint, 1 now" \
     "a join on another column of the same type"
@@ -204,6 +204,83 @@ for f in 'join:' 'join bounds' 'null-safe keys'; do
 done
 "$WEIR" run keys.sql > /dev/null 2> log || { cat log; fail "a checkpoint without key columns was refused"; }
 grep -q "restoring from checkpoint" log || fail "the checkpoint without key columns did not restore"
+
+# What an input's columns are computed from ("column origins"): a key
+# or an aggregate's argument computed by another expression of the same
+# type keeps other state (the planner names both keys $key0), also in a
+# two-phase window aggregation, whose global phase reads partial sums; a
+# column renamed by an alias on the way holds the same values: it restores.
+rm -rf ckpt
+cat > expr.sql <<'SQL'
+SET 'state.checkpoints.dir' = 'ckpt';
+CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT) WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE kagg (n STRING, g BIGINT, s BIGINT) WITH ('connector' = 'print');
+CREATE VIEW w AS SELECT k AS name, v AS amount, ts_ms FROM src;
+INSERT INTO kagg SELECT name, amount + 1, SUM(ts_ms) FROM w GROUP BY name, amount + 1;
+SQL
+"$WEIR" run expr.sql > /dev/null 2> log || { cat log; fail "the expression job failed"; }
+refused_after expr.sql "s/amount + 1/amount + 2/g" \
+    'GroupAggregate\[0\]: column origins "k", (+:BIGINT "v" 1), "ts_ms" in the checkpoint, "k", (+:BIGINT "v" 2), "ts_ms" now' \
+    "a key computed by another expression"
+refused_after expr.sql "s/SUM(ts_ms)/SUM(ts_ms * 2)/" 'GroupAggregate\[0\]: column origins .* now' \
+    "an aggregate of another expression"
+sed "s/k AS name, v AS amount/k AS who, v AS qty/; s/amount/qty/g; s/name,/who,/g" expr.sql > renamed.sql
+"$WEIR" run renamed.sql > /dev/null 2> log || { cat log; fail "a column renamed by a view on the way was refused"; }
+grep -q "restoring from checkpoint" log || fail "the job with a renamed column did not restore"
+rm -rf ckpt
+cat > twophase.sql <<'SQL'
+SET 'state.checkpoints.dir' = 'ckpt';
+SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE';
+CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts)
+WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE kagg (g BIGINT, s BIGINT) WITH ('connector' = 'print');
+INSERT INTO kagg SELECT v + 1, SUM(ts_ms) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' HOUR))
+GROUP BY window_start, window_end, v + 1;
+SQL
+"$WEIR" run twophase.sql > /dev/null 2> log || { cat log; fail "the two-phase job failed"; }
+refused_after twophase.sql "s/SUM(ts_ms)/SUM(v)/" \
+    'tumbling window\[0\]: column origins (+:BIGINT "v" 1), (SUM#0 "ts_ms"), .* in the checkpoint, (+:BIGINT "v" 1), (SUM#0 "v"), .* now' \
+    "a two-phase aggregate of another column"
+refused_after twophase.sql "s/v + 1/v + 2/g" 'tumbling window\[0\]: column origins (+:BIGINT "v" 1), .* in the checkpoint, (+:BIGINT "v" 2), .* now' \
+    "a two-phase key computed by another expression"
+# A computed column's expression (in the table's DDL) is an origin too.
+rm -rf ckpt
+cat > computed.sql <<'SQL'
+SET 'state.checkpoints.dir' = 'ckpt';
+CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT, w AS v * 3) WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE kagg (g BIGINT, s BIGINT) WITH ('connector' = 'print');
+INSERT INTO kagg SELECT v, SUM(w) FROM src GROUP BY v;
+SQL
+"$WEIR" run computed.sql > /dev/null 2> log || { cat log; fail "the computed column job failed"; }
+refused_after computed.sql "s/v \* 3/v * 4/" \
+    'GroupAggregate\[0\]: column origins "v", (\*#2,0:BIGINT "v" 3) in the checkpoint, "v", (\*#2,0:BIGINT "v" 4) now' \
+    "a computed column's other expression"
+# A UNION ALL on the way: each column's origins from both inputs.
+rm -rf ckpt
+printf 'c,5,1500\n' > in3.csv
+cat > union.sql <<'SQL'
+SET 'state.checkpoints.dir' = 'ckpt';
+CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT) WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE src2 (k STRING, v BIGINT, ts_ms BIGINT) WITH ('connector' = 'filesystem', 'path' = 'in3.csv', 'format' = 'csv');
+CREATE TABLE kagg (g BIGINT, s BIGINT) WITH ('connector' = 'print');
+INSERT INTO kagg SELECT g, SUM(ts_ms) FROM (SELECT v + 1 AS g, ts_ms FROM src UNION ALL SELECT v AS g, ts_ms FROM src2) GROUP BY g;
+SQL
+"$WEIR" run union.sql > /dev/null 2> log || { cat log; fail "the union job failed"; }
+refused_after union.sql "s/SELECT v AS g/SELECT v * 2 AS g/" \
+    'GroupAggregate\[0\]: column origins (UNION (+:BIGINT "v" 1) "v"), .* in the checkpoint, (UNION (+:BIGINT "v" 1) (\*#2,0:BIGINT "v" 2)), .* now' \
+    "an expression changed in one input of a union"
+"$WEIR" run union.sql > /dev/null 2> log || { cat log; fail "the unchanged union job was refused"; }
+grep -q "restoring from checkpoint" log || fail "the unchanged union job did not restore"
+# A checkpoint without origins (of a weir before them) compares the
+# columns' names: the rename is refused there, the unchanged job restores.
+rm -rf ckpt
+"$WEIR" run expr.sql > /dev/null 2> log || fail "the expression job failed (again)"
+meta=$(ls -d ckpt/chk-* | sort -t- -k2 -n | tail -1)/_metadata
+[ "$(without_field "$meta" 'column origins')" = 1 ] || fail "the GROUP BY's fingerprint does not name its columns' origins"
+refused_naming renamed.sql 'GroupAggregate\[0\]: columns name, $key1, ts_ms in the checkpoint, who, $key1, ts_ms now' \
+    "a column renamed on the way, for a checkpoint without origins"
+"$WEIR" run expr.sql > /dev/null 2> log || { cat log; fail "a checkpoint without column origins was refused"; }
+grep -q "restoring from checkpoint" log || fail "the checkpoint without column origins did not restore"
 
 # An interval join's bounds decide which rows it has dropped; a Top-N's
 # ranks which rows it keeps and has emitted; an OVER frame which rows it
@@ -255,7 +332,7 @@ rm -rf ckpt
 "$WEIR" run ops.sql -D weir.source.projection-pushdown=false > /dev/null 2> log || fail "the whole-row join job failed"
 "$WEIR" run ops.sql > /dev/null 2> log
 [ $? -eq 3 ] || fail "a checkpoint of whole join rows was not refused"
-grep -q "Join\[0\]: input 0 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now, columns of input 0 k, v, ts_ms in the checkpoint, k, v now, input 1 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now, columns of input 1 k, v, ts_ms in the checkpoint, k, v now" log ||
+grep -q "Join\[0\]: input 0 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now, column origins of input 0 \"k\", \"v\", \"ts_ms\" in the checkpoint, \"k\", \"v\" now, input 1 (STRING, BIGINT, BIGINT) in the checkpoint, (STRING, BIGINT) now, column origins of input 1 \"k\", \"v\", \"ts_ms\" in the checkpoint, \"k\", \"v\" now" log ||
     fail "the join's narrower rows are not named"
 
 # The rows a regular join and a Top-N keep are in the compact encoding, named

@@ -37,8 +37,10 @@
  * columns" (the positions of a keyed input's key), "columns" (an input's
  * column names), a join's "join", "join bounds" and "null-safe keys", a
  * Top-N's "ranks", "aggregate columns", an OVER aggregation's "frame", a
- * MATCH_RECOGNIZE's "pattern" and "running values"; the rest is compared
- * then. Nothing of a checkpoint is ever
+ * MATCH_RECOGNIZE's "pattern" and "running values", an input's "column
+ * origins"; the rest is compared then. Where both have an input's column
+ * origins, its column names ("columns") are not compared: an alias on the
+ * way renames a column without changing what it holds. Nothing of a checkpoint is ever
  * restored into an operator whose fingerprint differs otherwise: a changed
  * query never silently runs on state it no longer understands.
  */
@@ -136,18 +138,35 @@ static bool is_field(const char *field, const char *name)
 /* Whether field, in the job's fingerprint and missing from the
  * checkpoint's, is one that a weir before it did not record (key column
  * positions, column names, a join's type and bounds, a Top-N's ranks,
- * aggregates' columns, an OVER frame, a MATCH_RECOGNIZE pattern and running values).
+ * aggregates' columns, an OVER frame, a MATCH_RECOGNIZE pattern and
+ * running values, column origins).
  * Not a mismatch: the rest is still compared; it cannot be checked. */
 static bool unrecorded(const char *field)
 {
     static const char *const later[] = {WEIR__KEY_COLUMNS_FIELD, WEIR__COLUMNS_FIELD, WEIR__JOIN_FIELD,
                                         WEIR__JOIN_BOUNDS_FIELD, WEIR__NULL_SAFE_KEYS_FIELD, WEIR__RANKS_FIELD,
                                         WEIR__AGGREGATE_COLUMNS_FIELD, WEIR__FRAME_FIELD, WEIR__PATTERN_FIELD,
-                                        WEIR__RUNNING_VALUES_FIELD};
+                                        WEIR__RUNNING_VALUES_FIELD, WEIR__ORIGINS_FIELD};
     for (size_t i = 0; i < sizeof later / sizeof *later; i++)
         if (is_field(field, later[i]))
             return true;
     return false;
+}
+
+/*
+ * Whether field is an input's column names ("columns", "columns of input
+ * 1") and both fingerprints have that input's column origins: those are
+ * compared instead, so that a column renamed on the way (a view's alias)
+ * still restores. A checkpoint without origins compares the names.
+ */
+static bool names_by_origins(const char *field, const char *a, const char *b)
+{
+    size_t n = strlen(WEIR__COLUMNS_FIELD), la, lb;
+    if (!is_field(field, WEIR__COLUMNS_FIELD))
+        return false;
+    char origins[300];
+    snprintf(origins, sizeof origins, "%s%s", WEIR__ORIGINS_FIELD, field + n);
+    return fp_value(a, origins, &la) && fp_value(b, origins, &lb);
 }
 
 /* Whether field, in the job's fingerprint and missing from the
@@ -189,7 +208,7 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
             const char *v = sep + 2;
             size_t vl = ll - (size_t)(v - p), ol = 0;
             const char *o = fp_value(to, field, &ol);
-            bool same = (o && ol == vl && memcmp(o, v, vl) == 0) ||
+            bool same = names_by_origins(field, from, to) || (o && ol == vl && memcmp(o, v, vl) == 0) ||
                         (o && from_is_ckpt && !strcmp(field, WEIR__ROW_LOG_FIELD) && row_log_1(v, vl, o, ol, NULL));
             if (from_is_ckpt && !same)
                 weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",

@@ -214,6 +214,9 @@ static int calc_ts(plan_ctx *pc, rel *r, weir_expr *filter, weir_expr *const *ex
     o.above_node = o.s.node;
     if (!rc)
         rc = calc_passes(pc, o.s.node, exprs, exprs ? n : os->n_fields);
+    /* what each column is computed from, for restore compatibility */
+    if (!rc && exprs)
+        rc = weir__job_column_exprs(pc->job, o.s.node, exprs, n);
     if (!rc && alt_out >= 0)
         rc = plan_alt_time_add(pc, o.s.node, (uint32_t)alt_out);
     if (!rc)
@@ -619,6 +622,9 @@ static int plan_source(plan_ctx *pc, cat_table *t, const weir_sql_table_ref *ref
         return plan_error(pc, loc, rc, "cannot add source '%s': %s", t->name, weir_job_error(pc->job));
     }
     if ((rc = plan_describe_table(pc, out->s, t)))
+        return rc;
+    /* what each computed column is computed from, for restore compatibility */
+    if (exprs && (rc = weir__job_source_column_exprs(pc->job, out->s.node, exprs, cols.full->n_fields, cols.physical)))
         return rc;
     out->schema = (weir_schema *)cols.full;
     out->rowtime = cols.rowtime;

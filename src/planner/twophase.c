@@ -25,6 +25,7 @@
 #include "agg/merge.h"
 #include "ops/local_agg.h"
 #include "planner/planner.h"
+#include "runtime/runtime.h"
 #include "weir/job.h"
 
 #define STRATEGY_KEY "table.optimizer.agg-phase-strategy"
@@ -88,7 +89,8 @@ int plan_local_agg(plan_ctx *pc, weir_stream in, const weir_schema *in_schema, u
         return plan_error(pc, loc, rc, "cannot add the local aggregation: %s", weir_job_error(pc->job));
     }
     *out_schema = os;
-    return 0;
+    /* what each partial column folds, for restore compatibility */
+    return weir__job_local_agg_exprs(pc->job, out->node, n_keys, aggs, filters, n);
 }
 
 /* The slices of a's windows: every instant of one slice lies in the same windows. */

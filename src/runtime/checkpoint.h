@@ -321,6 +321,10 @@ bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx);
 #define WEIR__FRAME_FIELD "frame"
 #define WEIR__PATTERN_FIELD "pattern"
 #define WEIR__RUNNING_VALUES_FIELD "running values"
+/* What an input's columns are computed from (runtime/origins.c): where a
+ * checkpoint has it, it is compared instead of the columns' names, which
+ * an alias on the way may change ("column origins: "usr", (+:BIGINT "v" 1)"). */
+#define WEIR__ORIGINS_FIELD "column origins"
 /* The fingerprint field of a join's row logs (weir__describe_join in ops/ops.h): its
  * value begins with the elements' format, WEIR__ROW_LOG, then names the sides that log. A
  * checkpoint of the first format ("1 ...": every element the whole row, after its time on a

@@ -144,6 +144,9 @@ void weir_job_destroy(weir_job *job)
         weir_free(n->in_edges);
         weir_free(n->sides);
         weir_free(n->passes);
+        for (uint32_t k = 0; n->col_exprs && n->out_schema && k < n->out_schema->n_fields; k++)
+            weir_free(n->col_exprs[k]);
+        weir_free(n->col_exprs);
     }
     weir_free(job->nodes);
     weir_free(job->edges);
@@ -212,6 +215,18 @@ int weir__job_passes_columns(weir_job *job, int node, const int32_t *src,
     weir_free(nd->passes);
     nd->passes = p;
     return 0;
+}
+
+const weir_schema *weir__edge_schema(const weir_job *job, const weir__edge *e)
+{
+    const weir__node *from = &job->nodes[e->from];
+    if (e->side_tag == 0)
+        return from->out_schema;
+    for (uint32_t i = 0; i < from->n_sides; i++)
+        if (from->sides[i].tag == e->side_tag)
+            return from->sides[i].schema;
+    /* Without a declared schema a side output carries the first input's. */
+    return from->n_in ? weir__edge_schema(job, &job->edges[from->in_edges[0]]) : from->out_schema;
 }
 
 /* Graph building fails the job for good: a half-built graph must not run. */

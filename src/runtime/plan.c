@@ -22,8 +22,6 @@
 
 #include "runtime/runtime.h"
 
-static const weir_schema *edge_schema(const weir_job *job, const weir__edge *e);
-
 static bool same_type(weir_type a, weir_type b)
 {
     return a.id == b.id && a.precision == b.precision && a.scale == b.scale;
@@ -49,7 +47,7 @@ static bool keyed_in_place(const weir_job *job, const weir__node *a,
             return false;
     if (a->out_part.n == k->n) {
         const weir__edge *in = &job->edges[a->in_edges[a->out_part_in]];
-        const weir_schema *is = edge_schema(job, in);
+        const weir_schema *is = weir__edge_schema(job, in);
         bool same = in->part == WEIR_PART_KEYED && in->key.n == k->n && is;
         for (uint32_t i = 0; same && i < k->n; i++)
             same = k->cols[i] == a->out_part.cols[i] &&
@@ -228,20 +226,6 @@ static weir__channel *new_channel(weir_job *job, weir__subtask *consumer,
     return ch;
 }
 
-/* The schema rows on edge e have. */
-static const weir_schema *edge_schema(const weir_job *job, const weir__edge *e)
-{
-    const weir__node *n = &job->nodes[e->from];
-    if (e->side_tag == 0)
-        return n->out_schema;
-    for (uint32_t i = 0; i < n->n_sides; i++)
-        if (n->sides[i].tag == e->side_tag)
-            return n->sides[i].schema;
-    if (n->n_in > 0)
-        return edge_schema(job, &job->edges[n->in_edges[0]]);
-    return n->out_schema;
-}
-
 static int add_writer(weir__subtask *st, weir__writer *w)
 {
     weir__writer **ws =
@@ -331,7 +315,7 @@ static int build_subtasks(weir_job *job)
             continue;
         weir__node *from = &job->nodes[e->from], *to = &job->nodes[e->to];
         weir__task *pt = &job->tasks[from->task], *ct = &job->tasks[to->task];
-        const weir_schema *schema = edge_schema(job, e);
+        const weir_schema *schema = weir__edge_schema(job, e);
         if (!schema)
             return weir__job_fail(job, WEIR_EINVAL,
                                   "no schema for the stream from %s to %s",

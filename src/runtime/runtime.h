@@ -28,6 +28,8 @@
 #include "state/backend.h"
 #include "state/timer_service.h"
 #include "time/watermark.h"
+#include "weir/agg.h"
+#include "weir/expr.h"
 #include "weir/job.h"
 #include "weir/operator.h"
 #include "weir/source.h"
@@ -72,6 +74,9 @@ typedef struct weir__node {
     char *uid;      /* user-given stable id, or NULL: name[k] */
     weir_buf state; /* what its state means: "field: value\n" lines */
     char *fp_input; /* or NULL: the value of the fingerprint's "input" line (weir__job_describe_two_phase) */
+    /* or NULL: per output column, the expression that computes it from the
+     * input's columns ($k), as weir_expr_digest writes it (a Calc; origins.c) */
+    char **col_exprs;
     /* the checkpoint being restored keeps its rows in the canonical
      * encoding (written before the compact one; checkpoint/compat.c) */
     bool restore_canonical_rows;
@@ -416,6 +421,31 @@ int weir__job_keyed_output(weir_job *job, int node, const weir_keyspec *part,
  * unchanged, or -1. */
 int weir__job_passes_columns(weir_job *job, int node, const int32_t *src,
                              uint32_t n);
+/* The schema rows on edge e have: its producer's main or side output. */
+const weir_schema *weir__edge_schema(const weir_job *job, const weir__edge *e);
+
+/* ---- stateid.c ---- */
+/* Whether node n keeps state that a checkpoint records. */
+bool weir__node_stateful(const weir_job *job, const weir__node *n);
+/* Node `node`'s stable id (its own, or its name and index among the
+ * stateful nodes of that name) into buf. */
+void weir__node_uid(const weir_job *job, uint32_t node, char *buf, size_t cap);
+
+/* ---- origins.c ---- */
+/* Records the expressions (n, one per output column) of Calc node `node`. */
+int weir__job_column_exprs(weir_job *job, int node, weir_expr *const *exprs, uint32_t n);
+/* The same for a source that adds computed columns to the physical ones
+ * (`physical`, which the expressions read): written out with their names. */
+int weir__job_source_column_exprs(weir_job *job, int node, weir_expr *const *exprs, uint32_t n,
+                                  const weir_schema *physical);
+/* The same for the local phase of a two-phase aggregation (planner/twophase.c):
+ * its keys, then each aggregate's partial words, of its input's columns. */
+int weir__job_local_agg_exprs(weir_job *job, int node, uint32_t n_keys, const weir_agg *aggs,
+                              const int32_t *filters, uint32_t n_aggs);
+/* Appends the origins of edge e's columns, ", " apart: what each is
+ * computed from, back to the sources' columns and stateful operators'
+ * outputs. WEIR_EUNSUPPORTED (nothing appended): too deep or too long. */
+int weir__edge_column_origins(const weir_job *job, const weir__edge *e, weir_buf *out);
 
 /* ---- plan.c ---- */
 int weir__plan_build(weir_job *job);

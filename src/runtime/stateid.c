@@ -57,7 +57,7 @@ int weir_job_describe_state(weir_job *job, weir_stream s, const char *field,
     return rc ? rc : weir_buf_put_u8(&n->state, '\n');
 }
 
-static bool is_stateful(const weir_job *job, const weir__node *n)
+bool weir__node_stateful(const weir_job *job, const weir__node *n)
 {
     /* Fingerprint fields alone do not make a node stateful: the planner
      * describes every sink's table, and a print sink has no state. */
@@ -76,20 +76,6 @@ static bool is_stateful(const weir_job *job, const weir__node *n)
             return true;
     }
     return false;
-}
-
-/* The schema an edge carries: its producer's main or side output. */
-static const weir_schema *edge_schema(const weir_job *job, const weir__edge *e)
-{
-    const weir__node *from = &job->nodes[e->from];
-    if (e->side_tag == 0)
-        return from->out_schema;
-    for (uint32_t i = 0; i < from->n_sides; i++)
-        if (from->sides[i].tag == e->side_tag)
-            return from->sides[i].schema;
-    /* Without a declared schema a side output carries the first input's. */
-    return from->n_in ? edge_schema(job, &job->edges[from->in_edges[0]])
-                      : from->out_schema;
 }
 
 /*
@@ -115,6 +101,23 @@ static int column_names(weir_buf *b, const weir_schema *s, int input)
     return rc ? rc : weir_buf_put_u8(b, '\n');
 }
 
+/* "column origins: "v", (+:BIGINT "v" 1)" (or "... of input 1"): what an
+ * input's columns are computed from (runtime/origins.c). Left out where
+ * the walk gives up (too deep or too long). */
+static int column_origins(const weir_job *job, const weir__edge *e, weir_buf *b, int input)
+{
+    size_t start = b->len;
+    int rc = input < 0 ? weir_buf_printf(b, WEIR__ORIGINS_FIELD ": ")
+                       : weir_buf_printf(b, WEIR__ORIGINS_FIELD " of input %d: ", input);
+    if (!rc)
+        rc = weir__edge_column_origins(job, e, b);
+    if (rc == WEIR_EUNSUPPORTED) {
+        b->len = start;
+        return 0;
+    }
+    return rc ? rc : weir_buf_put_u8(b, '\n');
+}
+
 /*
  * "key: (STRING, BIGINT)" and "key columns: 2, 0" (their positions in
  * the input) per keyed input (how keyed state is addressed) and
@@ -127,7 +130,7 @@ static int key_fields(const weir_job *job, const weir__node *n, weir_buf *b)
         const weir__edge *e = &job->edges[n->in_edges[i]];
         if (e->part != WEIR_PART_KEYED && e->req_part != WEIR_PART_KEYED)
             continue;
-        const weir_schema *s = edge_schema(job, e);
+        const weir_schema *s = weir__edge_schema(job, e);
         if (n->n_in > 1)
             rc = weir_buf_printf(b, "key of input %u: (", i);
         else
@@ -160,11 +163,13 @@ static int key_fields(const weir_job *job, const weir__node *n, weir_buf *b)
      * files) does not depend on the columns, so its input is left out.
      */
     for (uint32_t i = 0; i < n->n_in && !rc && n->out_schema; i++) {
-        const weir_schema *s = edge_schema(job, &job->edges[n->in_edges[i]]);
+        const weir_schema *s = weir__edge_schema(job, &job->edges[n->in_edges[i]]);
         if (!s)
             continue;
         if (n->fp_input && n->n_in == 1) {
             rc = weir_buf_printf(b, "input: %s\n", n->fp_input);
+            if (!rc)
+                rc = column_origins(job, &job->edges[n->in_edges[i]], b, -1);
             continue;
         }
         if (n->n_in > 1)
@@ -182,8 +187,25 @@ static int key_fields(const weir_job *job, const weir__node *n, weir_buf *b)
             rc = weir_buf_printf(b, ")\n");
         if (!rc)
             rc = column_names(b, s, n->n_in > 1 ? (int)i : -1);
+        if (!rc)
+            rc = column_origins(job, &job->edges[n->in_edges[i]], b, n->n_in > 1 ? (int)i : -1);
     }
     return rc;
+}
+
+void weir__node_uid(const weir_job *job, uint32_t node, char *buf, size_t cap)
+{
+    const weir__node *nd = &job->nodes[node];
+    if (nd->uid) {
+        snprintf(buf, cap, "%s", nd->uid);
+        return;
+    }
+    uint32_t k = 0;
+    for (uint32_t j = 0; j < node; j++)
+        if (!job->nodes[j].uid && strcmp(job->nodes[j].name, nd->name) == 0 &&
+            weir__node_stateful(job, &job->nodes[j]))
+            k++;
+    snprintf(buf, cap, "%s[%u]", nd->name, k);
 }
 
 void weir__state_ops_free(weir__state_op *ops, uint32_t n)
@@ -209,24 +231,14 @@ int weir__job_state_ops(const weir_job *job, weir__state_op **out,
     int rc = 0;
     for (uint32_t i = 0; i < job->n_nodes && !rc; i++) {
         const weir__node *nd = &job->nodes[i];
-        if (!is_stateful(job, nd))
+        if (!weir__node_stateful(job, nd))
             continue;
         weir__state_op *o = &ops[n++];
         o->node = i;
         o->name = weir_strdup(nd->name);
-        if (nd->uid) {
-            o->uid = weir_strdup(nd->uid);
-        } else {
-            uint32_t k = 0;
-            for (uint32_t j = 0; j < i; j++)
-                if (!job->nodes[j].uid &&
-                    strcmp(job->nodes[j].name, nd->name) == 0 &&
-                    is_stateful(job, &job->nodes[j]))
-                    k++;
-            char buf[600];
-            snprintf(buf, sizeof buf, "%s[%u]", nd->name, k);
-            o->uid = weir_strdup(buf);
-        }
+        char uid[600];
+        weir__node_uid(job, i, uid, sizeof uid);
+        o->uid = weir_strdup(uid);
         weir_buf b;
         weir_buf_init(&b);
         rc = key_fields(job, nd, &b);
@@ -256,7 +268,7 @@ int weir__job_describe_two_phase(weir_job *job, weir_stream s, uint32_t n_keys, 
     weir__node *n = stream_node(job, s);
     if (!n || n->n_in != 1)
         return WEIR_EINVAL;
-    const weir_schema *in = edge_schema(job, &job->edges[n->in_edges[0]]);
+    const weir_schema *in = weir__edge_schema(job, &job->edges[n->in_edges[0]]);
     if (!in || in->n_fields < n_keys)
         return WEIR_EINVAL;
     weir_buf b;
