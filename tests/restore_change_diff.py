@@ -84,10 +84,16 @@ KEYS = ["k", "g"]  # STRING columns: one is another key of the same type
 RENAMED = {"k": "kk", "g": "gg", "v": "val", "w": "ww"}
 WINDOW_KINDS = ["TUMBLE", "HOP", "CUMULATE"]
 COMPATIBLE = ["alias", "where", "where", "columns", "cosmetic"]
-INCOMPATIBLE = ["key", "swap", "function", "argument", "window", "window-kind", "rename"]
+# "arguments swapped": two aggregates trade argument columns, so types,
+# aggregates and the input's columns stay the same and only `aggregate
+# columns` tells the states apart (the input's columns come in the order
+# the aggregates first read them: the base query's first two aggregates
+# read v, then w, for this change, and keep doing so: SWAP_BASE).
+INCOMPATIBLE = ["key", "swap", "function", "argument", "arguments swapped", "window", "window-kind", "rename"]
 PREDICATES = [("v > -4", lambda r: r["v"] > -4), ("w < 8", lambda r: r["w"] < 8),
               ("k <> 'k1'", lambda r: r["k"] != "k1"), ("MOD(w, 3) <> 0", lambda r: r["w"] % 3 != 0)]
 STOPS = ["term", "term", "savepoint", "kill"]
+SWAP_BASE = [("SUM", "v"), ("MAX", "w"), ("MIN", "v"), ("MIN", "w")]
 
 
 # --------------------------------------------------------------------------
@@ -152,7 +158,8 @@ class Query:
         return q
 
 
-def draw_query(rng, family, expr):
+def draw_query(rng, family, expr, kind):
+    """The base query; kind: the change it will get."""
     q = Query()
     q.family = family
     q.keys = rng.sample(KEYS, rng.choice([1, 1, 2]))
@@ -160,8 +167,10 @@ def draw_query(rng, family, expr):
     for _ in range(rng.randint(1, 3)):
         fn = rng.choice(["COUNT", "SUM", "SUM", "MIN", "MAX"])
         q.aggs.append(Agg(fn, rng.choice(["v", "w"]), 1 if expr and fn == "SUM" and rng.random() < 0.5 else None))
-    if expr and not any(a.plus is not None for a in q.aggs):
+    if kind == "expression" and not any(a.plus is not None for a in q.aggs):
         q.aggs.append(Agg("SUM", "v", 1))
+    if kind == "arguments swapped":
+        q.aggs = [Agg(fn, arg) for fn, arg in SWAP_BASE]
     q.where = rng.choice([None, None] + list(range(len(PREDICATES))))
     kind = rng.choice(WINDOW_KINDS)
     size = rng.choice([2000, 4000, 6000])
@@ -170,6 +179,8 @@ def draw_query(rng, family, expr):
     if family == "window":
         q.out += [("ws",)] + ([("we",)] if kind == "CUMULATE" or rng.random() < 0.5 else [])
     rng.shuffle(q.out)
+    if kind == "arguments swapped":
+        q.out = same_aggregate_order([("agg", i) for i in range(len(q.aggs))], q.out)
     q.aliases = ["c%d" % i for i in range(len(q.out))]
     q.names = {c: c for c in RENAMED}
     q.style = 0
@@ -293,6 +304,13 @@ def draw_change(rng, q, kind):
         n.aggs[i] = Agg(a.fn, "w" if a.arg == "v" else "v", a.plus)
         return n, "aggregate %s -> %s" % (a.sql(q.names), n.aggs[i].sql(n.names)), \
             ["aggregate columns", "columns", "input"]
+    if kind == "arguments swapped":
+        i, j = 2, 3
+        n.aggs[i] = Agg(q.aggs[i].fn, q.aggs[j].arg, q.aggs[i].plus)
+        n.aggs[j] = Agg(q.aggs[j].fn, q.aggs[i].arg, q.aggs[j].plus)
+        return n, "aggregates %s, %s -> %s, %s" % (q.aggs[i].sql(q.names), q.aggs[j].sql(q.names),
+                                                   n.aggs[i].sql(n.names), n.aggs[j].sql(n.names)), \
+            ["aggregate columns"]
     if kind == "window":
         if q.family != "window":
             return None
@@ -561,14 +579,14 @@ def run_case(case):
     rng = case.rng
     expr = os.environ.get("WEIR_RESTORECHG_EXPR") == "1"
     family = rng.choice(["window", "window", "group"])
-    q1 = draw_query(rng, family, expr)
-    files = gen_rows(rng)
     if expr and rng.random() < 0.5:
         kind, compatible = "expression", False
     elif rng.random() < 0.5:
         kind, compatible = rng.choice([k for k in COMPATIBLE if family == "window" or k != "columns"]), True
     else:
         kind, compatible = rng.choice(INCOMPATIBLE), False
+    q1 = draw_query(rng, family, expr, kind)
+    files = gen_rows(rng)
     drawn = draw_change(rng, q1, kind)
     if drawn is None:  # not for this query (one key: no swap): a compatible rename instead
         kind, compatible = "alias", True
