@@ -84,12 +84,18 @@ KEYS = ["k", "g"]  # STRING columns: one is another key of the same type
 RENAMED = {"k": "kk", "g": "gg", "v": "val", "w": "ww"}
 WINDOW_KINDS = ["TUMBLE", "HOP", "CUMULATE"]
 COMPATIBLE = ["alias", "where", "where", "columns", "cosmetic"]
+FAMILIES = ["window", "window", "group", "topn", "over"]
 # "arguments swapped": two aggregates trade argument columns, so types,
 # aggregates and the input's columns stay the same and only `aggregate
 # columns` tells the states apart (the input's columns come in the order
 # the aggregates first read them: the base query's first two aggregates
 # read v, then w, for this change, and keep doing so: SWAP_BASE).
-INCOMPATIBLE = ["key", "swap", "function", "argument", "arguments swapped", "window", "window-kind", "rename"]
+INCOMPATIBLE = ["key", "swap", "function", "argument", "arguments swapped", "window", "window-kind", "n", "order",
+                "frame", "rename"]
+# The changes each family can get (the rest: every family).
+ONLY = {"columns": {"window"}, "window": {"window"}, "window-kind": {"window"}, "n": {"topn"}, "order": {"topn"},
+        "frame": {"over"}, "function": {"window", "group", "over"}, "argument": {"window", "group", "over"},
+        "arguments swapped": {"window", "group", "over"}}
 PREDICATES = [("v > -4", lambda r: r["v"] > -4), ("w < 8", lambda r: r["w"] < 8),
               ("k <> 'k1'", lambda r: r["k"] != "k1"), ("MOD(w, 3) <> 0", lambda r: r["w"] % 3 != 0)]
 STOPS = ["term", "term", "savepoint", "kill"]
@@ -100,16 +106,18 @@ SWAP_BASE = [("SUM", "v"), ("MAX", "w"), ("MIN", "v"), ("MIN", "w")]
 # The input
 
 def gen_rows(rng):
-    """a.json's and b.json's rows: b.json's all at or after a.json's last
-    time, each file sorted by time (ties allowed)."""
+    """a.json's and b.json's rows: b.json's all after a.json's last time,
+    every time another (an OVER frame's rows follow time), ids unique (a
+    Top-N's order ends with it: no ties)."""
     nkeys, ngroups = rng.randint(2, 5), rng.randint(1, 3)
     t, files = 0, []
     for n in (rng.randint(20, 80), rng.randint(10, 60)):
         rows = []
         for _ in range(n):
-            t += rng.choice([0, 100, 250, 400, 1000])
-            rows.append({"k": "k%d" % rng.randrange(nkeys), "g": "g%d" % rng.randrange(ngroups),
-                         "v": rng.randint(-9, 9), "w": rng.randint(0, 12), "ts_ms": t})
+            t += rng.choice([100, 250, 400, 1000])
+            rows.append({"id": len(rows) + 1000 * len(files), "k": "k%d" % rng.randrange(nkeys),
+                         "g": "g%d" % rng.randrange(ngroups), "v": rng.randint(-9, 9),
+                         "w": rng.randint(0, 12), "ts_ms": t})
         files.append(rows)
     return files
 
@@ -171,11 +179,22 @@ def draw_query(rng, family, expr, kind):
         q.aggs.append(Agg("SUM", "v", 1))
     if kind == "arguments swapped":
         q.aggs = [Agg(fn, arg) for fn, arg in SWAP_BASE]
+    if family == "over" and kind != "arguments swapped":
+        q.aggs = q.aggs[:2]
     q.where = rng.choice([None, None] + list(range(len(PREDICATES))))
+    q.n = rng.randint(1, 3)  # Top-N: the best n rows of each key, by order (desc) then id
+    q.order = rng.choice(["v", "w"])
+    q.frame = rng.randint(0, 3)  # OVER: ROWS frame PRECEDING
     kind = rng.choice(WINDOW_KINDS)
     size = rng.choice([2000, 4000, 6000])
     q.window = (kind, size, size if kind == "TUMBLE" else size // 2)
-    q.out = [("key", i) for i in range(len(q.keys))] + [("agg", i) for i in range(len(q.aggs))]
+    q.out = [("key", i) for i in range(len(q.keys))]
+    if family == "topn":
+        q.out += [("order",), ("col", "id")]
+    elif family == "over":
+        q.out += [("col", "id")] + [("over", i) for i in range(len(q.aggs))]
+    else:
+        q.out += [("agg", i) for i in range(len(q.aggs))]
     if family == "window":
         q.out += [("ws",)] + ([("we",)] if kind == "CUMULATE" or rng.random() < 0.5 else [])
     rng.shuffle(q.out)
@@ -192,7 +211,13 @@ def item_sql(q, item):
         return q.names[q.keys[item[1]]]
     if item[0] in ("ws", "we"):
         return "window_start" if item[0] == "ws" else "window_end"
+    if item[0] in ("col", "order"):
+        c = q.order if item[0] == "order" else item[1]
+        return q.names.get(c, c)
     s = q.aggs[item[1]].sql(q.names)
+    if item[0] == "over":
+        return "%s OVER (PARTITION BY %s ORDER BY ts ROWS BETWEEN %d PRECEDING AND CURRENT ROW)" % (
+            s, ", ".join(q.names[k] for k in q.keys), q.frame)
     return s if item[0] == "agg" else "%s * 10" % s
 
 
@@ -212,7 +237,7 @@ def window_sql(q):
 def job_sql(q, live):
     n = q.names
     monitor = ", 'source.monitor-interval' = '50ms'" if live else ""
-    ddl = ("CREATE TABLE src (%s STRING, %s STRING, %s BIGINT, %s BIGINT, ts_ms BIGINT,\n"
+    ddl = ("CREATE TABLE src (id BIGINT, %s STRING, %s STRING, %s BIGINT, %s BIGINT, ts_ms BIGINT,\n"
            "  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND\n"
            ") WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'json'%s);\n"
            % (n["k"], n["g"], n["v"], n["w"], monitor))
@@ -225,6 +250,12 @@ def job_sql(q, live):
     if q.family == "window":
         body = "SELECT %s\nFROM TABLE(%s)%s\nGROUP BY %s, window_start, window_end" % (
             items, window_sql(q), where, keys)
+    elif q.family == "topn":
+        inner = "SELECT %s, %s, id, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s DESC, id) AS rn FROM src%s" % (
+            keys, n[q.order], keys, n[q.order], where)
+        body = "SELECT %s\nFROM (%s)\nWHERE rn <= %d" % (items, inner, q.n)
+    elif q.family == "over":
+        body = "SELECT %s\nFROM src%s" % (items, where)
     else:
         body = "SELECT %s\nFROM src%s\nGROUP BY %s" % (items, where, keys)
     text = ddl + sink + "INSERT INTO dst " + body + ";\n"
@@ -322,6 +353,15 @@ def draw_change(rng, q, kind):
             slide = size // 4
         n.window = (k, size, slide)
         return n, "window %s -> %s" % (q.window, n.window), ["size", "slide", "step", "max"]
+    if kind == "n":
+        n.n = q.n + rng.choice([-1, 1] if q.n > 1 else [1, 2])
+        return n, "Top-%d -> Top-%d" % (q.n, n.n), ["ranks"]
+    if kind == "order":
+        n.order = "w" if q.order == "v" else "v"
+        return n, "Top-N order %s -> %s" % (q.order, n.order), ["ranks", "columns", "input"]
+    if kind == "frame":
+        n.frame = rng.choice([f for f in range(5) if f != q.frame])
+        return n, "OVER frame ROWS %d -> %d PRECEDING" % (q.frame, n.frame), ["frame"]
     if kind == "window-kind":
         if q.family != "window":
             return None
@@ -335,7 +375,7 @@ def draw_change(rng, q, kind):
             n.aliases.append("c%d" % len(n.aliases))
         return n, "window %s -> %s" % (q.window, n.window), ["not in the job"]
     if kind == "rename":
-        used = set(q.keys) | {a.arg for a in q.aggs if a.fn != "COUNT"}
+        used = set(q.keys) | ({q.order} if q.family == "topn" else {a.arg for a in q.aggs if a.fn != "COUNT"})
         c = rng.choice(sorted(used))
         n.names[c] = RENAMED[c]
         return n, "DDL column %s renamed %s" % (c, RENAMED[c]), ["columns"]
@@ -387,7 +427,7 @@ def results(q_old, q_new, files):
             if not pred(r):
                 continue
             key = tuple(r[k] for k in q_old.keys)
-            if q_old.family == "group":
+            if q_old.family != "window":
                 groups[key].append(r)
             else:
                 for w in windows_of(r["ts_ms"], q_old.window):
@@ -399,17 +439,36 @@ def ts_text(ms):
     return (datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=ms)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
+def expected_rows(q, groups):
+    """The rows a group, Top-N or OVER query's result holds in the end
+    (the group's rows in time order)."""
+    out = []
+    for g, rows in groups.items():
+        if q.family == "group":
+            out.append(project(q, g, rows))
+        elif q.family == "topn":
+            best = sorted(rows, key=lambda r: (-r[q.order], r["id"]))[:q.n]
+            out += [project(q, g, [r]) for r in best]
+        else:
+            out += [project(q, g, rows[max(0, i - q.frame):i + 1]) for i in range(len(rows))]
+    return collections.Counter(out)
+
+
 def project(q, group, rows):
+    """A result row: group's rows are a window's or a group's, a Top-N's
+    one row, or an OVER frame's rows (the current row last)."""
     nk = len(q.keys)
     vals = []
     for it in q.out:
         if it[0] == "key":
             vals.append(group[it[1]])
+        elif it[0] in ("col", "order"):
+            vals.append(rows[-1][q.order if it[0] == "order" else it[1]])
         elif it[0] in ("ws", "we"):
             vals.append(ts_text(group[nk] if it[0] == "ws" else group[nk + 1]))
         else:
             v = q.aggs[it[1]].value(rows)
-            vals.append(v if it[0] == "agg" else v * 10)
+            vals.append(v * 10 if it[0] == "agg10" else v)
     return tuple(vals)
 
 
@@ -442,8 +501,10 @@ def window_problems(q1, q2, groups, before, after):
     return probs + diffrun.multiset_problems("committed rows", want, got)
 
 
-def group_problems(q2, groups, changes_all):
-    want = collections.Counter(project(q2, g, rows) for g, rows in groups.items())
+def changelog_problems(q2, groups, changes_all):
+    """A group's, Top-N's or OVER's committed changelog, folded by column
+    position (the sink's names may have changed), against its result."""
+    want = expected_rows(q2, groups)
     got = collections.Counter()
     for op, r in changes_all:
         v = tuple(r.values())
@@ -462,7 +523,10 @@ def output_problems(case, q1, q2, files, first_names):
     groups = results(q1, q2, files)
     if q1.family == "window":
         return window_problems(q1, q2, groups, changes(case, first_names), changes(case, later))
-    return group_problems(q2, groups, changes(case, first_names) + changes(case, later))
+    all_changes = changes(case, first_names) + changes(case, later)
+    if q1.family == "over" and any(op != "c" for op, _ in all_changes):
+        return ["an OVER aggregation retracted a row"]
+    return changelog_problems(q2, groups, all_changes)
 
 
 # --------------------------------------------------------------------------
@@ -578,13 +642,13 @@ def refusal_problems(case, p, kind, fields, op, before):
 def run_case(case):
     rng = case.rng
     expr = os.environ.get("WEIR_RESTORECHG_EXPR") == "1"
-    family = rng.choice(["window", "window", "group"])
+    family = rng.choice(FAMILIES)
     if expr and rng.random() < 0.5:
         kind, compatible = "expression", False
     elif rng.random() < 0.5:
-        kind, compatible = rng.choice([k for k in COMPATIBLE if family == "window" or k != "columns"]), True
+        kind, compatible = rng.choice([k for k in COMPATIBLE if family in ONLY.get(k, {family})]), True
     else:
-        kind, compatible = rng.choice(INCOMPATIBLE), False
+        kind, compatible = rng.choice([k for k in INCOMPATIBLE if family in ONLY.get(k, {family})]), False
     q1 = draw_query(rng, family, expr, kind)
     files = gen_rows(rng)
     drawn = draw_change(rng, q1, kind)
@@ -616,7 +680,7 @@ def run_case(case):
     before = snapshot(case)
     p = restore(case, "job2", q2, st2, frm)
     case.write("steps.txt", "\n".join(case.steps) + "\n")
-    op = "window[0]" if family == "window" else "GroupAggregate[0]"
+    op = {"window": "window[0]", "group": "GroupAggregate[0]", "topn": "Rank[0]", "over": "OverAggregate[0]"}[family]
     if compatible:
         if p.returncode != 0:
             return ["a compatible change (%s) did not restore: %s" % (kind, diffrun.failed_run(p))]
