@@ -557,10 +557,12 @@ def first_run(case, q, st, stop):
     (the path to restore, None to resume the checkpoint folder) or a
     problem string."""
     case.write("job1.sql", job_sql(q, True))
-    argv = ["run", "job1.sql", "-D", "execution.checkpointing.interval=30ms"] + st
+    argv = ["run", "job1.sql", "-D", "execution.checkpointing.interval=100ms"] + st
     with open(case.path("run1.log"), "w") as lf:
         p = subprocess.Popen([case.weir] + argv, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=lf)
     try:
+        # a.json is read at once; `weir inspect` is a process start (the
+        # most of a case's CPU when run at every checkpoint): every 0.25 s
         end, seen = time.time() + 60, None
         while True:
             if p.poll() is not None:
@@ -572,7 +574,8 @@ def first_run(case, q, st, stop):
                 seen = ids[-1]
                 if whole(case, case.path("ckpt", "chk-%d" % seen)):
                     break
-            time.sleep(0.03)
+                time.sleep(0.25)
+            time.sleep(0.02)
         if stop == "term":
             p.send_signal(signal.SIGTERM)
             rc = p.wait(timeout=60)
