@@ -12,7 +12,12 @@ last of a.json, sorted by time, so no row is ever late):
   window  a TUMBLE, HOP or CUMULATE window aggregation, GROUP BY one or two
           key columns and the window, COUNT / SUM / MIN / MAX; append-only
           output;
-  group   a GROUP BY aggregation of one or two key columns (a changelog).
+  group   a GROUP BY aggregation of one or two key columns (a changelog);
+  topn    a Top-N (ROW_NUMBER per key, by v or w descending, then id);
+  over    OVER aggregations per key, ROWS n PRECEDING, in time order;
+  join    a regular or interval join (INNER or LEFT, `=` or IS NOT
+          DISTINCT FROM) of the rows of even w with those of odd w, on the
+          keys.
 It runs the base query with checkpoints until one shows (`weir inspect`)
 that the split of a.json is finished, then stops it one of three ways
 (SIGTERM: a final checkpoint; `weir savepoint --stop`; SIGKILL after that
@@ -31,9 +36,11 @@ or savepoint. The change is one of:
   byte for byte as they were; in about half of them the old query then
   restores and must give the exact result): another key column of the
   same type, the key columns' order swapped, another aggregate function
-  or argument column, the window's size, slide or kind, a column the
-  operator reads renamed in the source's DDL (the input carries the
-  same values under both names).
+  or argument column (also two aggregates trading their arguments), the
+  window's size, slide or kind, Top-N's N or order column, the OVER
+  frame, the join type, the interval join's bounds (or none), `=` against
+  IS NOT DISTINCT FROM, a column the operator reads renamed in the
+  source's DDL (the input carries the same values under both names).
   EXPRESSION (only with WEIR_RESTORECHG_EXPR=1, expected refused): an
   aggregate's argument expression changed under the same name and type
   (SUM(v + 1) -> SUM(v + 2)). weir restores these silently today: its
@@ -47,14 +54,16 @@ group's (and window's) aggregates over a.json under the old query's
 WHERE and b.json under the new one's. A window job's rows fired before
 the stop are in the old query's projection and the rest in the new one's
 (each projection keeps the keys and the window, so a result row tells
-which group it is); a group job's committed changelog is folded by
-column position into its final table.
+which group it is); the other jobs' committed changelog is folded by
+column position into their final table (an OVER job's is append-only).
 
-What it does not cover: joins, Top-N, OVER and MATCH_RECOGNIZE (their
-fingerprint fields are checked by tests/test_restore_compat.sh only);
-projection changes of a group job (its retractions would come in the new
-shape: not a restore question); NULLs and late rows; a change in the
-middle of a.json (the case waits for a checkpoint holding it whole).
+What it does not cover: MATCH_RECOGNIZE (its `pattern` and `running
+values` are checked by tests/test_restore_compat.sh only), deduplication,
+window joins and Top-N; projection changes of the changelog jobs (their
+retractions would come in the new shape: not a restore question) and a
+WHERE change of a join job; aggregates reordered in the SELECT (weir
+refuses them: same_aggregate_order); NULLs and late rows; a change in
+the middle of a.json (the case waits for a checkpoint holding it whole).
 
 Runs on the shared differential driver (tests/support/diffrun.py).
 Usage: restore_change_diff.py --weir BIN [--jobs N] [--seed S] [--case I] [--out DIR]
@@ -84,18 +93,19 @@ KEYS = ["k", "g"]  # STRING columns: one is another key of the same type
 RENAMED = {"k": "kk", "g": "gg", "v": "val", "w": "ww"}
 WINDOW_KINDS = ["TUMBLE", "HOP", "CUMULATE"]
 COMPATIBLE = ["alias", "where", "where", "columns", "cosmetic"]
-FAMILIES = ["window", "window", "group", "topn", "over"]
+FAMILIES = ["window", "window", "group", "topn", "over", "join"]
 # "arguments swapped": two aggregates trade argument columns, so types,
 # aggregates and the input's columns stay the same and only `aggregate
 # columns` tells the states apart (the input's columns come in the order
 # the aggregates first read them: the base query's first two aggregates
 # read v, then w, for this change, and keep doing so: SWAP_BASE).
 INCOMPATIBLE = ["key", "swap", "function", "argument", "arguments swapped", "window", "window-kind", "n", "order",
-                "frame", "rename"]
+                "frame", "join type", "bounds", "null-safe", "rename"]
 # The changes each family can get (the rest: every family).
 ONLY = {"columns": {"window"}, "window": {"window"}, "window-kind": {"window"}, "n": {"topn"}, "order": {"topn"},
         "frame": {"over"}, "function": {"window", "group", "over"}, "argument": {"window", "group", "over"},
-        "arguments swapped": {"window", "group", "over"}}
+        "arguments swapped": {"window", "group", "over"}, "join type": {"join"}, "bounds": {"join"},
+        "null-safe": {"join"}, "where": {"window", "group", "topn", "over"}}
 PREDICATES = [("v > -4", lambda r: r["v"] > -4), ("w < 8", lambda r: r["w"] < 8),
               ("k <> 'k1'", lambda r: r["k"] != "k1"), ("MOD(w, 3) <> 0", lambda r: r["w"] % 3 != 0)]
 STOPS = ["term", "term", "savepoint", "kill"]
@@ -152,11 +162,13 @@ class Agg:
 
 
 class Query:
-    """family "window" or "group"; keys (column names, in GROUP BY order);
+    """family (FAMILIES); keys (column names, in GROUP BY order);
     aggs; where (an index into PREDICATES or None); window (kind, size,
     slide) in ms; out: the projection, items ("key", i), ("ws",), ("we",),
     ("agg", i), ("agg10", i) (an aggregate times 10, a column computed
-    after the operator); aliases: the sink's column names; names: the
+    after the operator), ("over", i), ("order",) and ("col", name) of a
+    Top-N's row, ("left",) and ("right",): the joined rows' ids; n, order
+    (Top-N), frame (OVER), join, bounds, null_safe (join); aliases: the sink's column names; names: the
     source's column names (a DDL rename); style: cosmetic variant."""
 
     def copy(self):
@@ -185,12 +197,21 @@ def draw_query(rng, family, expr, kind):
     q.n = rng.randint(1, 3)  # Top-N: the best n rows of each key, by order (desc) then id
     q.order = rng.choice(["v", "w"])
     q.frame = rng.randint(0, 3)  # OVER: ROWS frame PRECEDING
+    # a join of the rows of even w (left) with those of odd w (right), on
+    # the keys; an interval join within bounds (lo, hi) s of the left row's time
+    q.join = rng.choice(["INNER", "LEFT"])
+    q.bounds = rng.choice([None, (1, 1), (2, 0), (0, 3)])
+    q.null_safe = rng.random() < 0.3
+    if family == "join":
+        q.where = None
     kind = rng.choice(WINDOW_KINDS)
     size = rng.choice([2000, 4000, 6000])
     q.window = (kind, size, size if kind == "TUMBLE" else size // 2)
     q.out = [("key", i) for i in range(len(q.keys))]
     if family == "topn":
         q.out += [("order",), ("col", "id")]
+    elif family == "join":
+        q.out += [("left",), ("right",)]
     elif family == "over":
         q.out += [("col", "id")] + [("over", i) for i in range(len(q.aggs))]
     else:
@@ -208,7 +229,9 @@ def draw_query(rng, family, expr, kind):
 
 def item_sql(q, item):
     if item[0] == "key":
-        return q.names[q.keys[item[1]]]
+        return ("l." if q.family == "join" else "") + q.names[q.keys[item[1]]]
+    if item[0] in ("left", "right"):
+        return "l.id" if item[0] == "left" else "r.id"
     if item[0] in ("ws", "we"):
         return "window_start" if item[0] == "ws" else "window_end"
     if item[0] in ("col", "order"):
@@ -223,6 +246,18 @@ def item_sql(q, item):
 
 def item_type(item):
     return {"key": "STRING", "ws": "TIMESTAMP(3)", "we": "TIMESTAMP(3)"}.get(item[0], "BIGINT")
+
+
+def join_rows(q, rows):
+    """A join's result rows: (left row, right row or None)."""
+    left = [r for r in rows if r["w"] % 2 == 0]
+    right = [r for r in rows if r["w"] % 2 == 1]
+    out = []
+    for a in left:
+        hits = [b for b in right if all(a[k] == b[k] for k in q.keys) and
+                (not q.bounds or a["ts_ms"] - 1000 * q.bounds[0] <= b["ts_ms"] <= a["ts_ms"] + 1000 * q.bounds[1])]
+        out += [(a, b) for b in hits] or ([(a, None)] if q.join == "LEFT" else [])
+    return out
 
 
 def window_sql(q):
@@ -256,6 +291,12 @@ def job_sql(q, live):
         body = "SELECT %s\nFROM (%s)\nWHERE rn <= %d" % (items, inner, q.n)
     elif q.family == "over":
         body = "SELECT %s\nFROM src%s" % (items, where)
+    elif q.family == "join":
+        on = " AND ".join("l.%s %s r.%s" % (n[k], "IS NOT DISTINCT FROM" if q.null_safe else "=", n[k]) for k in q.keys)
+        if q.bounds:
+            on += " AND r.ts BETWEEN l.ts - INTERVAL '%d' SECOND AND l.ts + INTERVAL '%d' SECOND" % q.bounds
+        body = ("SELECT %s\nFROM (SELECT * FROM src WHERE MOD(%s, 2) = 0) l\n%s JOIN "
+                "(SELECT * FROM src WHERE MOD(%s, 2) = 1) r ON %s" % (items, n["w"], q.join, n["w"], on))
     else:
         body = "SELECT %s\nFROM src%s\nGROUP BY %s" % (items, where, keys)
     text = ddl + sink + "INSERT INTO dst " + body + ";\n"
@@ -362,6 +403,17 @@ def draw_change(rng, q, kind):
     if kind == "frame":
         n.frame = rng.choice([f for f in range(5) if f != q.frame])
         return n, "OVER frame ROWS %d -> %d PRECEDING" % (q.frame, n.frame), ["frame"]
+    if kind == "join type":
+        n.join = "LEFT" if q.join == "INNER" else "INNER"
+        return n, "%s JOIN -> %s JOIN" % (q.join, n.join), ["join"]
+    if kind == "bounds":
+        n.bounds = rng.choice([b for b in [None, (1, 1), (2, 0), (0, 3), (1, 2)] if b != q.bounds])
+        if (q.bounds is None) != (n.bounds is None):  # another operator: a regular join against an interval join
+            return n, "join bounds %s -> %s" % (q.bounds, n.bounds), ["not in the job"]
+        return n, "join bounds %s -> %s" % (q.bounds, n.bounds), ["join bounds"]
+    if kind == "null-safe":
+        n.null_safe = not q.null_safe
+        return n, "null-safe keys %s -> %s" % (q.null_safe, n.null_safe), ["null-safe keys"]
     if kind == "window-kind":
         if q.family != "window":
             return None
@@ -375,7 +427,8 @@ def draw_change(rng, q, kind):
             n.aliases.append("c%d" % len(n.aliases))
         return n, "window %s -> %s" % (q.window, n.window), ["not in the job"]
     if kind == "rename":
-        used = set(q.keys) | ({q.order} if q.family == "topn" else {a.arg for a in q.aggs if a.fn != "COUNT"})
+        used = set(q.keys) | ({q.order} if q.family == "topn" else set() if q.family == "join"
+                             else {a.arg for a in q.aggs if a.fn != "COUNT"})
         c = rng.choice(sorted(used))
         n.names[c] = RENAMED[c]
         return n, "DDL column %s renamed %s" % (c, RENAMED[c]), ["columns"]
@@ -446,6 +499,8 @@ def expected_rows(q, groups):
     for g, rows in groups.items():
         if q.family == "group":
             out.append(project(q, g, rows))
+        elif q.family == "join":
+            out += [project(q, g, [a, b]) for a, b in join_rows(q, rows)]
         elif q.family == "topn":
             best = sorted(rows, key=lambda r: (-r[q.order], r["id"]))[:q.n]
             out += [project(q, g, [r]) for r in best]
@@ -462,6 +517,9 @@ def project(q, group, rows):
     for it in q.out:
         if it[0] == "key":
             vals.append(group[it[1]])
+        elif it[0] in ("left", "right"):
+            r = rows[0 if it[0] == "left" else 1]
+            vals.append(None if r is None else r["id"])
         elif it[0] in ("col", "order"):
             vals.append(rows[-1][q.order if it[0] == "order" else it[1]])
         elif it[0] in ("ws", "we"):
@@ -683,7 +741,8 @@ def run_case(case):
     before = snapshot(case)
     p = restore(case, "job2", q2, st2, frm)
     case.write("steps.txt", "\n".join(case.steps) + "\n")
-    op = {"window": "window[0]", "group": "GroupAggregate[0]", "topn": "Rank[0]", "over": "OverAggregate[0]"}[family]
+    op = {"window": "window[0]", "group": "GroupAggregate[0]", "topn": "Rank[0]", "over": "OverAggregate[0]",
+          "join": "IntervalJoin[0]" if q1.bounds else "Join[0]"}[family]
     if compatible:
         if p.returncode != 0:
             return ["a compatible change (%s) did not restore: %s" % (kind, diffrun.failed_run(p))]
