@@ -1119,9 +1119,19 @@ static void tc_key(char *k, size_t cap, int i, const uint32_t *ids)
 }
 
 /* Key i holds its value (i and the round it was written in) or, if
- * removed, nothing. */
+ * removed, nothing; and the state lists each live key once (a slot whose
+ * tag was lost would hide its record from the next write's probe, which
+ * then stores the key twice). */
 static void tc_check(weir__backend *be, weir_state *st, const uint32_t *ids, const bool *gone, int round)
 {
+    char *keys = dump(&st, 1);
+    int lines = 0, live = 0;
+    for (const char *p = keys; *p; p++)
+        lines += *p == '\n';
+    for (int i = 0; i < TC_N; i++)
+        live += !gone[i];
+    cr_assert_eq(lines, live);
+    weir_free(keys);
     for (int i = 0; i < TC_N; i++) {
         char k[24];
         tc_key(k, sizeof k, i, ids);
