@@ -1094,3 +1094,176 @@ Test(memory, record_lengths_narrow_and_wide)
     weir__backend_destroy(be);
     weir_manual_clock_destroy(mc);
 }
+
+/* ---- table slots: tags that collide, tables past the tag's reach ---- */
+
+/* The slot hash of a key with the empty namespace, as the memory backend
+ * computes it (its 64-bit finalizer over weir_key_hash): the tests pick
+ * keys by their home slot and tag (the hash's low bits). */
+static uint64_t slot_hash_of(const char *k)
+{
+    uint64_t x = weir_key_hash(k, strlen(k));
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+#define TC_N 600 /* keys of one home, tags of 9 free bits: hundreds collide */
+
+static void tc_key(char *k, size_t cap, int i, const uint32_t *ids)
+{
+    snprintf(k, cap, "t%u", ids[i]);
+}
+
+/* Key i holds its value (i and the round it was written in) or, if
+ * removed, nothing; and the state lists each live key once (a slot whose
+ * tag was lost would hide its record from the next write's probe, which
+ * then stores the key twice). */
+static void tc_check(weir__backend *be, weir_state *st, const uint32_t *ids, const bool *gone, int round)
+{
+    char *keys = dump(&st, 1);
+    int lines = 0, live = 0;
+    for (const char *p = keys; *p; p++)
+        lines += *p == '\n';
+    for (int i = 0; i < TC_N; i++)
+        live += !gone[i];
+    cr_assert_eq(lines, live);
+    weir_free(keys);
+    for (int i = 0; i < TC_N; i++) {
+        char k[24];
+        tc_key(k, sizeof k, i, ids);
+        cr_assert_eq(setk(be, k), 0);
+        const void *v;
+        size_t len;
+        int rc = weir_value_get(st, NS(""), &v, &len);
+        if (gone[i]) {
+            cr_assert_eq(rc, WEIR_ENOTFOUND, "key %d", i);
+            continue;
+        }
+        cr_assert_eq(rc, 0, "key %d", i);
+        int64_t want[2] = {i, round};
+        cr_assert_eq(len, sizeof want);
+        cr_assert_eq(memcmp(v, want, sizeof want), 0, "key %d", i);
+    }
+}
+
+static void tc_put(weir__backend *be, weir_state *st, const uint32_t *ids, int i, int round)
+{
+    char k[24];
+    tc_key(k, sizeof k, i, ids);
+    cr_assert_eq(setk(be, k), 0);
+    int64_t v[2] = {i, round};
+    cr_assert_eq(weir_value_put(st, NS(""), v, sizeof v), 0);
+}
+
+/*
+ * Hundreds of keys of one home slot (in tables of up to 1024 slots) in one
+ * key group's table, many pairs with equal tags: the probe run is hundreds
+ * of slots long, a tag match must still compare the key, deletions shift
+ * back entries whose tags equal their neighbours', the table grows under an
+ * open snapshot (whose copy keeps each slot's tag), and what the snapshot
+ * holds restores equal to the state when it began.
+ */
+Test(memory, slots_with_colliding_tags_and_one_home)
+{
+    static uint32_t ids[TC_N];
+    static bool gone[TC_N];
+    int n = 0;
+    for (uint32_t u = 0; n < TC_N; u++) {
+        char k[24];
+        snprintf(k, sizeof k, "t%u", u);
+        if ((slot_hash_of(k) & 0x3ff) == 0x155)
+            ids[n++] = u;
+    }
+    be_opts o = {.lo = 0, .hi = 1, .maxp = 1, .clock = no_clock()};
+    weir__backend *be = mkbe_opts("memory", &o);
+    weir_state *st = reg(be, "v", WEIR_STATE_VALUE, 0, 0);
+    for (int i = 0; i < TC_N / 2; i++)
+        tc_put(be, st, ids, i, 0);
+    char *at_begin = dump(&st, 1);
+    weir__backend_snap *snap;
+    cr_assert_eq(weir__backend_snapshot_begin(be, &snap), 0);
+    for (int i = 0; i < TC_N; i++)
+        tc_put(be, st, ids, i, 1);
+    tc_check(be, st, ids, gone, 1);
+    for (int i = 0; i < TC_N; i += 3) {
+        char k[24];
+        tc_key(k, sizeof k, i, ids);
+        cr_assert_eq(setk(be, k), 0);
+        cr_assert_eq(weir_state_clear(st, NS("")), 0);
+        gone[i] = true;
+    }
+    tc_check(be, st, ids, gone, 1);
+
+    weir_buf b;
+    weir_buf_init(&b);
+    cr_assert_eq(weir__backend_snap_kg(snap, 0, &b), 0);
+    weir__backend_snap_release(snap);
+    weir__backend *to = mkbe_opts("memory", &o);
+    weir_state *tst = reg(to, "v", WEIR_STATE_VALUE, 0, 0);
+    weir_cursor c;
+    weir_cursor_init(&c, b.data, b.len);
+    cr_assert_eq(weir__backend_restore_kg(to, 0, &c), 0);
+    char *restored = dump(&tst, 1);
+    cr_assert_str_eq(restored, at_begin);
+
+    /* Removed keys written again land in the shifted runs. */
+    for (int i = 0; i < TC_N; i += 3) {
+        tc_put(be, st, ids, i, 1);
+        gone[i] = false;
+    }
+    tc_check(be, st, ids, gone, 1);
+    weir_free(at_begin);
+    weir_free(restored);
+    weir_buf_fini(&b);
+    weir__backend_destroy(to);
+    weir__backend_destroy(be);
+}
+
+#define BT_N 400000 /* past 3/4 of 2^19 slots: the table doubles to 2^20 */
+
+/*
+ * A table of more slots than a tag reaches finds each entry's home from its
+ * key when it grows and when a deletion shifts a run back: a key group's
+ * records, and a map's entries.
+ */
+Test(memory, tables_larger_than_a_tag_reaches)
+{
+    be_opts o = {.lo = 0, .hi = 1, .maxp = 1, .clock = no_clock()};
+    weir__backend *be = mkbe_opts("memory", &o);
+    weir_state *v = reg(be, "v", WEIR_STATE_VALUE, 0, 0);
+    weir_state *m = reg(be, "m", WEIR_STATE_MAP, 0, 0);
+    char k[24];
+    for (int i = 0; i < BT_N; i++) {
+        snprintf(k, sizeof k, "b%d", i);
+        cr_assert_eq(setk(be, k), 0);
+        cr_assert_eq(weir_value_put(v, NS(""), &i, sizeof i), 0);
+        cr_assert_eq(setk(be, "map"), 0);
+        cr_assert_eq(weir_map_put(m, NS(""), k, strlen(k), &i, sizeof i), 0);
+    }
+    for (int i = 0; i < BT_N; i += 2) {
+        snprintf(k, sizeof k, "b%d", i);
+        cr_assert_eq(setk(be, k), 0);
+        cr_assert_eq(weir_state_clear(v, NS("")), 0);
+        cr_assert_eq(setk(be, "map"), 0);
+        cr_assert_eq(weir_map_remove(m, NS(""), k, strlen(k)), 0);
+    }
+    for (int i = 0; i < BT_N; i++) {
+        snprintf(k, sizeof k, "b%d", i);
+        const void *p;
+        size_t len;
+        int want = i % 2 ? 0 : WEIR_ENOTFOUND;
+        cr_assert_eq(setk(be, k), 0);
+        cr_assert_eq(weir_value_get(v, NS(""), &p, &len), want, "key %d", i);
+        if (!want)
+            cr_assert_eq(memcmp(p, &i, sizeof i), 0);
+        cr_assert_eq(setk(be, "map"), 0);
+        cr_assert_eq(weir_map_get(m, NS(""), k, strlen(k), &p, &len), want, "entry %d", i);
+        if (!want)
+            cr_assert_eq(memcmp(p, &i, sizeof i), 0);
+    }
+    weir__backend_destroy(be);
+}

@@ -83,10 +83,46 @@
 #define MAP_MIN 2
 #define ELEM_HDR 12 /* list element of a state with TTL: u32 len, i64 stamp */
 
-typedef struct slot {
-    uint64_t hash;
-    void *p; /* record (or map entry); NULL: empty */
-} slot;
+/*
+ * A slot is one word: the address of a record (or map entry) in its low
+ * SLOT_PTR_BITS bits, shifted right by 3 (slab blocks are 8-aligned, and
+ * the slab hands out no block at or above 2^48: WEIR__SLAB_ADDR_BITS), and
+ * the low SLOT_TAG_BITS bits of the entry's hash above it; 0: empty. A
+ * probe compares the tag before it reads a record. The tag is the hash's
+ * low bits, those that give the home slot (hash & mask), so a resize or
+ * deletion's backward shift finds each entry's home in its slot for a
+ * table of up to 2^SLOT_TAG_BITS slots, and only a larger one rehashes
+ * the entry's key (slot_home). A slot of hash and pointer, 16 bytes, was
+ * 29 - 37 bytes a record at a load of 0.375 - 0.75 (q7: 37 of ~250 bytes
+ * a price).
+ */
+typedef uint64_t slot;
+
+#define SLOT_PTR_BITS 45
+#define SLOT_TAG_BITS (64 - SLOT_PTR_BITS)
+#define SLOT_PTR_MASK ((UINT64_C(1) << SLOT_PTR_BITS) - 1)
+#define SLOT_TAG_MASK ((UINT64_C(1) << SLOT_TAG_BITS) - 1)
+_Static_assert(SLOT_PTR_BITS + 3 >= WEIR__SLAB_ADDR_BITS, "a slab block's address fits a slot");
+
+static inline void *slot_p(slot s)
+{
+    return (void *)(uintptr_t)((s & SLOT_PTR_MASK) << 3);
+}
+/* The slot of an entry of hash h at p (a slab block). */
+static inline slot slot_make(uint64_t h, const void *p)
+{
+    return (h << SLOT_PTR_BITS) | ((uint64_t)(uintptr_t)p >> 3);
+}
+/* Slot s pointed to p: the same entry's (its copy, or it moved). */
+static inline slot slot_to(slot s, const void *p)
+{
+    return (s & ~SLOT_PTR_MASK) | ((uint64_t)(uintptr_t)p >> 3);
+}
+/* Whether slot s may hold an entry of hash h (its tag is h's). */
+static inline bool slot_tag_is(slot s, uint64_t h)
+{
+    return (s >> SLOT_PTR_BITS) == (h & SLOT_TAG_MASK);
+}
 
 typedef struct tab {
     slot *slots; /* NULL until the first insert */
@@ -310,13 +346,19 @@ static inline uint64_t mix64(uint64_t x)
  * Slot hash of (current key, ns). The key hash is remixed because every key
  * in one key group's table shares its value modulo max_parallelism.
  */
-static inline uint64_t kns_hash(const weir__backend *be, const void *ns,
-                                size_t nslen)
+static inline uint64_t kns_hash_of(uint64_t key_hash, const void *ns,
+                                   size_t nslen)
 {
-    uint64_t h = be->key_hash;
+    uint64_t h = key_hash;
     if (nslen)
         h ^= XXH3_64bits(ns, nslen) * 0x9E3779B97F4A7C15ULL;
     return mix64(h);
+}
+
+static inline uint64_t kns_hash(const weir__backend *be, const void *ns,
+                                size_t nslen)
+{
+    return kns_hash_of(be->key_hash, ns, nslen);
 }
 
 static inline uint64_t ukey_hash(const void *k, size_t klen)
@@ -395,9 +437,9 @@ static ment *ent_new(mem_backend *mb, const void *k, size_t klen, const void *v,
  * a block of the same size, else in a new block that replaces it in *pe
  * (v may point into the old value: it is read before the block is freed).
  */
-static int ent_set(mem_backend *mb, void **pe, const void *k, size_t klen, const void *v, size_t vlen, int64_t stamp)
+static int ent_set(mem_backend *mb, slot *pe, const void *k, size_t klen, const void *v, size_t vlen, int64_t stamp)
 {
-    ment *e = *pe;
+    ment *e = slot_p(*pe);
     if (ent_block(klen, vlen) == ent_size(e)) {
         if (vlen)
             memmove(ent_val(e), v, vlen);
@@ -409,7 +451,7 @@ static int ent_set(mem_backend *mb, void **pe, const void *k, size_t klen, const
     if (!n)
         return WEIR_ENOMEM;
     weir__slab_free(&mb->slab, e, ent_size(e));
-    *pe = n;
+    *pe = slot_to(*pe, n);
     return 0;
 }
 
@@ -480,8 +522,8 @@ static void rec_release(mem_backend *mb, weir_state_kind kind, mrec *r,
         tab *m = rec_map(r);
         if (m->slots) {
             for (uint32_t i = 0; i <= m->mask; i++)
-                if (m->slots[i].p)
-                    release(mb, m->slots[i].p, ent_size(m->slots[i].p), defer);
+                if (m->slots[i])
+                    release(mb, slot_p(m->slots[i]), ent_size(slot_p(m->slots[i])), defer);
             release(mb, m->slots, tab_bytes(m), defer);
         }
     }
@@ -490,7 +532,26 @@ static void rec_release(mem_backend *mb, weir_state_kind kind, mrec *r,
 
 /* ---- open-addressing tables ---- */
 
-static int tab_resize(mem_backend *mb, tab *t, uint32_t n_slots)
+/*
+ * The home slot, in a table of mask, of the entry in slot s: from its tag,
+ * or for a table larger than the tag reaches from its key (ents: a map's
+ * entry, else a record, whose key hash is weir_key_hash of its key as for
+ * every key set: a restore places records by it too).
+ */
+static uint32_t slot_home(slot s, uint32_t mask, bool ents)
+{
+    if (mask <= SLOT_TAG_MASK)
+        return (uint32_t)(s >> SLOT_PTR_BITS) & mask;
+    if (ents) {
+        ment *e = slot_p(s);
+        return (uint32_t)ukey_hash(e->data, e->klen) & mask;
+    }
+    mrec *r = slot_p(s);
+    uint64_t kh = weir_key_hash(rec_key(r), rec_klen(r));
+    return (uint32_t)kns_hash_of(kh, rec_ns(r), rec_nslen(r)) & mask;
+}
+
+static int tab_resize(mem_backend *mb, tab *t, uint32_t n_slots, bool ents)
 {
     slot *s = weir__slab_alloc(&mb->slab, (size_t)n_slots * sizeof(slot));
     if (!s)
@@ -499,10 +560,10 @@ static int tab_resize(mem_backend *mb, tab *t, uint32_t n_slots)
     uint32_t mask = n_slots - 1;
     if (t->slots) {
         for (uint32_t i = 0; i <= t->mask; i++) {
-            if (!t->slots[i].p)
+            if (!t->slots[i])
                 continue;
-            uint32_t j = (uint32_t)t->slots[i].hash & mask;
-            while (s[j].p)
+            uint32_t j = slot_home(t->slots[i], mask, ents);
+            while (s[j])
                 j = (j + 1) & mask;
             s[j] = t->slots[i];
         }
@@ -515,28 +576,28 @@ static int tab_resize(mem_backend *mb, tab *t, uint32_t n_slots)
 
 /* Makes room for one more entry so that a following probe finds an empty slot.
  */
-static inline int tab_reserve(mem_backend *mb, tab *t, uint32_t min_slots)
+static inline int tab_reserve(mem_backend *mb, tab *t, uint32_t min_slots, bool ents)
 {
     if (!t->slots)
-        return tab_resize(mb, t, min_slots);
+        return tab_resize(mb, t, min_slots, ents);
     if ((uint64_t)(t->n + 1) * 4 > (uint64_t)(t->mask + 1) * 3) {
         if (t->mask >= UINT32_MAX / 4)
             return WEIR_ENOMEM;
-        return tab_resize(mb, t, (t->mask + 1) * 2);
+        return tab_resize(mb, t, (t->mask + 1) * 2, ents);
     }
     return 0;
 }
 
 /* Removes slot i, shifting back the entries of its probe run. */
-static void tab_remove_at(tab *t, uint32_t i)
+static void tab_remove_at(tab *t, uint32_t i, bool ents)
 {
     uint32_t mask = t->mask;
     uint32_t j = i;
     for (;;) {
         j = (j + 1) & mask;
-        if (!t->slots[j].p)
+        if (!t->slots[j])
             break;
-        uint32_t home = (uint32_t)t->slots[j].hash & mask;
+        uint32_t home = slot_home(t->slots[j], mask, ents);
         /* The entry at j may move to i only if its home is not in (i, j]. */
         bool stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
         if (stays)
@@ -544,8 +605,7 @@ static void tab_remove_at(tab *t, uint32_t i)
         t->slots[i] = t->slots[j];
         i = j;
     }
-    t->slots[i].p = NULL;
-    t->slots[i].hash = 0;
+    t->slots[i] = 0;
     t->n--;
 }
 
@@ -581,13 +641,13 @@ static inline uint32_t rec_find(const tab *t, uint64_t h, const uint8_t *key,
     }
     uint32_t i = (uint32_t)h & t->mask;
     for (;;) {
-        const slot *s = &t->slots[i];
-        if (!s->p) {
+        slot s = t->slots[i];
+        if (!s) {
             *empty = i;
             return NONE;
         }
-        if (s->hash == h) {
-            mrec *r = s->p;
+        if (slot_tag_is(s, h)) {
+            mrec *r = slot_p(s);
             if (rec_has(r, key, klen, ns, nslen))
                 return i;
         }
@@ -604,13 +664,13 @@ static inline uint32_t ent_find(const tab *m, uint64_t h, const void *k,
     }
     uint32_t i = (uint32_t)h & m->mask;
     for (;;) {
-        const slot *s = &m->slots[i];
-        if (!s->p) {
+        slot s = m->slots[i];
+        if (!s) {
             *empty = i;
             return NONE;
         }
-        if (s->hash == h) {
-            ment *e = s->p;
+        if (slot_tag_is(s, h)) {
+            ment *e = slot_p(s);
             if (e->klen == klen && (klen == 0 || memcmp(e->data, k, klen) == 0))
                 return i;
         }
@@ -740,21 +800,21 @@ static inline bool rec_expired(weir_state *st, const mrec *r, int64_t now)
 static bool remove_rec_at(mem_backend *mb, mem_state *ms, tab *t, uint32_t i,
                           bool defer)
 {
-    mrec *r = t->slots[i].p;
+    mrec *r = slot_p(t->slots[i]);
     if (defer && !retire_reserve(mb, rec_blocks(rec_kind(&ms->base), r)))
         return false; /* leave it; it stays invisible and is found again later
                        */
-    tab_remove_at(t, i);
+    tab_remove_at(t, i, false);
     rec_release(mb, rec_kind(&ms->base), r, defer);
     return true;
 }
 
 static bool remove_ent_at(mem_backend *mb, tab *m, uint32_t i, bool defer)
 {
-    ment *e = m->slots[i].p;
+    ment *e = slot_p(m->slots[i]);
     if (defer && !retire_reserve(mb, 1))
         return false;
-    tab_remove_at(m, i);
+    tab_remove_at(m, i, true);
     release(mb, e, ent_size(e), defer);
     return true;
 }
@@ -781,14 +841,14 @@ static void cleanup_step(mem_backend *mb, mem_state *ms, int64_t now,
             ms->cl_sub = 0;
             continue;
         }
-        slot *s = &t->slots[ms->cl_slot];
-        if (!s->p) {
+        slot s = t->slots[ms->cl_slot];
+        if (!s) {
             ms->cl_slot++;
             ms->cl_sub = 0;
             continue;
         }
         examined++;
-        mrec *r = s->p;
+        mrec *r = slot_p(s);
         if (weir__ttl_expired(r->stamp, now, st->ttl_ms)) {
             /* The backward shift may bring another record here: look at this
              * slot again. */
@@ -806,8 +866,8 @@ static void cleanup_step(mem_backend *mb, mem_state *ms, int64_t now,
             tab *m = rec_map(r);
             int budget = CLEANUP_RECORDS;
             while (budget-- > 0 && m->slots && ms->cl_sub <= m->mask) {
-                slot *es = &m->slots[ms->cl_sub];
-                if (es->p && weir__ttl_expired(((ment *)es->p)->stamp, now,
+                slot es = m->slots[ms->cl_sub];
+                if (es && weir__ttl_expired(((ment *)slot_p(es))->stamp, now,
                                                st->ttl_ms)) {
                     if (remove_ent_at(mb, m, ms->cl_sub, defer))
                         continue;
@@ -858,7 +918,7 @@ static inline int value_get_in(weir_state *st, tab *t, uint64_t h, const uint8_t
     int64_t now = access_now(st);
     int rc = WEIR_ENOTFOUND;
     if (i != NONE) {
-        mrec *r = t->slots[i].p;
+        mrec *r = slot_p(t->slots[i]);
         if (rec_expired(st, r, now)) {
             remove_rec_at(mb, ms, t, i, true);
         } else {
@@ -890,14 +950,14 @@ static int store_value(mem_backend *mb, mem_state *ms, const void *ns,
 {
     weir__backend *be = &mb->base;
     tab *t = cur_tab(ms);
-    int rc = tab_reserve(mb, t, TAB_MIN);
+    int rc = tab_reserve(mb, t, TAB_MIN, false);
     if (rc)
         return rc;
     uint64_t h = kns_hash(be, ns, nslen);
     uint32_t empty = NONE;
     uint32_t i = rec_find(t, h, be->key, be->key_len, ns, nslen, &empty);
     if (i != NONE) {
-        mrec *r = t->slots[i].p;
+        mrec *r = slot_p(t->slots[i]);
         if (len <= rec_vcap(r)) {
             if (len)
                 memmove(rec_val(r), val, len);
@@ -912,7 +972,7 @@ static int store_value(mem_backend *mb, mem_state *ms, const void *ns,
         n->vlen = (uint32_t)len;
         n->stamp = stamp;
         weir__slab_free(&mb->slab, r, rec_size(r));
-        t->slots[i].p = n;
+        t->slots[i] = slot_to(t->slots[i], n);
         return 0;
     }
     mrec *r = rec_alloc(mb, be->key, be->key_len, ns, nslen, len);
@@ -922,7 +982,7 @@ static int store_value(mem_backend *mb, mem_state *ms, const void *ns,
         memcpy(rec_val(r), val, len);
     r->vlen = (uint32_t)len;
     r->stamp = stamp;
-    t->slots[empty] = (slot){h, r};
+    t->slots[empty] = slot_make(h, r);
     t->n++;
     return 0;
 }
@@ -951,7 +1011,7 @@ static int mem_update(weir_state *st, const void *ns, size_t nslen,
     const void *old = NULL;
     size_t oldlen = 0;
     if (i != NONE) {
-        mrec *r = t->slots[i].p;
+        mrec *r = slot_p(t->slots[i]);
         if (!rec_expired(st, r, now)) {
             old = rec_val(r);
             oldlen = r->vlen;
@@ -980,12 +1040,12 @@ static inline int value_edit_in(weir_state *st, tab *t, uint64_t h,
     mem_backend *mb = MB(st->be);
     mem_state *ms = MS(st);
     int64_t now = access_now(st);
-    int rc = tab_reserve(mb, t, TAB_MIN);
+    int rc = tab_reserve(mb, t, TAB_MIN, false);
     if (rc)
         goto out;
     uint32_t empty = NONE;
     uint32_t i = rec_find(t, h, key, klen, ns, nslen, &empty);
-    mrec *r = i != NONE ? t->slots[i].p : NULL;
+    mrec *r = i != NONE ? slot_p(t->slots[i]) : NULL;
     size_t keep = 0;
     if (r && !rec_expired(st, r, now))
         keep = r->vlen < len ? r->vlen : len;
@@ -1013,9 +1073,9 @@ static inline int value_edit_in(weir_state *st, tab *t, uint64_t h,
     }
     if (r) {
         weir__slab_free(&mb->slab, r, rec_size(r));
-        t->slots[i].p = n;
+        t->slots[i] = slot_to(t->slots[i], n);
     } else {
-        t->slots[empty] = (slot){h, n};
+        t->slots[empty] = slot_make(h, n);
         t->n++;
     }
 out:
@@ -1098,7 +1158,7 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
     weir__backend *be = &mb->base;
     weir_state *st = &ms->base;
     tab *t = cur_tab(ms);
-    int rc = tab_reserve(mb, t, TAB_MIN);
+    int rc = tab_reserve(mb, t, TAB_MIN, false);
     if (rc)
         return rc;
     uint64_t h = kns_hash(be, ns, nslen);
@@ -1107,7 +1167,7 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
     size_t esz = ELEM_HDR + len;
     mrec *r;
     if (i != NONE) {
-        r = t->slots[i].p;
+        r = slot_p(t->slots[i]);
         if (rec_expired(st, r, now))
             r->vlen =
                 0; /* everything in it is dead: start over in the same record */
@@ -1132,7 +1192,7 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
                 if (!n)
                     return WEIR_ENOMEM;
                 rec_w(n)->vcap = (uint32_t)cap;
-                t->slots[i].p = n;
+                t->slots[i] = slot_to(t->slots[i], n);
                 r = n;
                 goto append;
             }
@@ -1153,14 +1213,14 @@ static int append_elem(mem_backend *mb, mem_state *ms, const void *ns,
             if (stamp > n->stamp)
                 n->stamp = stamp;
             weir__slab_free(&mb->slab, r, rec_size(r));
-            t->slots[i].p = n;
+            t->slots[i] = slot_to(t->slots[i], n);
             return 0;
         }
     } else {
         r = rec_alloc(mb, be->key, be->key_len, ns, nslen, esz);
         if (!r)
             return WEIR_ENOMEM;
-        t->slots[empty] = (slot){h, r};
+        t->slots[empty] = slot_make(h, r);
         t->n++;
     }
 append:;
@@ -1181,7 +1241,7 @@ static int log_append(mem_backend *mb, mem_state *ms, const void *ns, size_t nsl
 {
     weir__backend *be = &mb->base;
     tab *t = cur_tab(ms);
-    int rc = tab_reserve(mb, t, TAB_MIN);
+    int rc = tab_reserve(mb, t, TAB_MIN, false);
     if (rc)
         return rc;
     if (len > UINT32_MAX - 8)
@@ -1199,10 +1259,10 @@ static int log_append(mem_backend *mb, mem_state *ms, const void *ns, size_t nsl
         r->first = NULL;
         e = rec_val(r);
         r->vlen = (uint32_t)esz;
-        t->slots[empty] = (slot){h, r};
+        t->slots[empty] = slot_make(h, r);
         t->n++;
     } else {
-        mrec *r = t->slots[i].p;
+        mrec *r = slot_p(t->slots[i]);
         log_head *lh = rec_log(r); /* once it has chunks */
         if (!r->first && (size_t)r->vlen + esz <= rec_vcap(r)) {
             e = rec_val(r) + r->vlen;
@@ -1218,7 +1278,7 @@ static int log_append(mem_backend *mb, mem_state *ms, const void *ns, size_t nsl
             memcpy(rec_val(n), rec_val(r), r->vlen);
             e = rec_val(n) + r->vlen;
             n->vlen = r->vlen + (uint32_t)esz;
-            t->slots[i].p = n;
+            t->slots[i] = slot_to(t->slots[i], n);
             old = r;
         } else {
             /* A new chunk; the first one takes the record's elements over. */
@@ -1251,7 +1311,7 @@ static int log_append(mem_backend *mb, mem_state *ms, const void *ns, size_t nsl
                 n->first = c;
                 n->vlen = sizeof(log_head);
                 *rec_log(n) = (log_head){c, (uint32_t)(used + esz), c->cap};
-                t->slots[i].p = n;
+                t->slots[i] = slot_to(t->slots[i], n);
                 old = r;
             }
             e = c->data + used;
@@ -1328,7 +1388,7 @@ static int mem_list_get(weir_state *st, const void *ns, size_t nslen,
     int rc = 0;
     if (i == NONE)
         goto out;
-    mrec *r = t->slots[i].p;
+    mrec *r = slot_p(t->slots[i]);
     if (rec_expired(st, r, now)) {
         remove_rec_at(mb, ms, t, i, true);
         goto out;
@@ -1378,7 +1438,7 @@ static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
     weir__backend *be = &mb->base;
     weir_state *st = &ms->base;
     tab *t = cur_tab(ms);
-    int rc = tab_reserve(mb, t, TAB_MIN);
+    int rc = tab_reserve(mb, t, TAB_MIN, false);
     if (rc)
         return rc;
     uint64_t h = kns_hash(be, ns, nslen);
@@ -1393,20 +1453,20 @@ static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
         memset(rec_map(r), 0, sizeof(tab));
         r->vlen = sizeof(tab);
         i = empty;
-        t->slots[i] = (slot){h, r};
+        t->slots[i] = slot_make(h, r);
         t->n++;
         created = true;
     } else {
-        r = t->slots[i].p;
+        r = slot_p(t->slots[i]);
         if (rec_expired(st, r, now)) {
             /* Everything in it is dead; drop it and start an empty map in its
              * place. */
             tab *m = rec_map(r);
             if (m->slots) {
                 for (uint32_t j = 0; j <= m->mask; j++)
-                    if (m->slots[j].p)
-                        weir__slab_free(&mb->slab, m->slots[j].p,
-                                        ent_size(m->slots[j].p));
+                    if (slot_p(m->slots[j]))
+                        weir__slab_free(&mb->slab, slot_p(m->slots[j]),
+                                        ent_size(slot_p(m->slots[j])));
                 memset(m->slots, 0, tab_bytes(m));
                 m->n = 0;
             }
@@ -1415,11 +1475,11 @@ static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
     tab *m = rec_map(r);
     uint32_t eempty = NONE;
     uint32_t j;
-    if ((rc = tab_reserve(mb, m, MAP_MIN)))
+    if ((rc = tab_reserve(mb, m, MAP_MIN, true)))
         goto fail;
     j = ent_find(m, eh, k, klen, &eempty);
     if (j != NONE) {
-        if ((rc = ent_set(mb, &m->slots[j].p, k, klen, v, vlen, stamp)))
+        if ((rc = ent_set(mb, &m->slots[j], k, klen, v, vlen, stamp)))
             goto fail;
     } else {
         ment *e = ent_new(mb, k, klen, v, vlen, stamp);
@@ -1427,7 +1487,7 @@ static int map_store(mem_backend *mb, mem_state *ms, const void *ns,
             rc = WEIR_ENOMEM;
             goto fail;
         }
-        m->slots[eempty] = (slot){eh, e};
+        m->slots[eempty] = slot_make(eh, e);
         m->n++;
     }
     if (stamp > r->stamp)
@@ -1462,7 +1522,7 @@ static mrec *map_find(mem_backend *mb, mem_state *ms, const void *ns,
                           nslen, &empty);
     if (i == NONE)
         return NULL;
-    mrec *r = t->slots[i].p;
+    mrec *r = slot_p(t->slots[i]);
     if (rec_expired(&ms->base, r, now)) {
         remove_rec_at(mb, ms, t, i, true);
         return NULL;
@@ -1495,7 +1555,7 @@ static int mem_map_get(weir_state *st, const void *ns, size_t nslen,
     if (r) {
         tab *m = rec_map(r);
         if (j != NONE) {
-            ment *e = m->slots[j].p;
+            ment *e = slot_p(m->slots[j]);
             if (weir__state_has_ttl(st) &&
                 weir__ttl_expired(e->stamp, now, st->ttl_ms)) {
                 remove_ent_at(mb, m, j, true);
@@ -1526,16 +1586,16 @@ static int mem_stamp(weir_state *st, const void *ns, size_t nslen,
     uint32_t empty = NONE;
     uint32_t i = rec_find(t, kns_hash(be, ns, nslen), be->key, be->key_len, ns,
                           nslen, &empty);
-    if (i == NONE || rec_expired(st, t->slots[i].p, now))
+    if (i == NONE || rec_expired(st, slot_p(t->slots[i]), now))
         return WEIR_ENOTFOUND;
-    mrec *r = t->slots[i].p;
+    mrec *r = slot_p(t->slots[i]);
     int64_t s = r->stamp;
     if (k) {
         tab *m = rec_map(r);
         uint32_t j = ent_find(m, ukey_hash(k, klen), k, klen, &empty);
         if (j == NONE)
             return WEIR_ENOTFOUND;
-        s = ((ment *)m->slots[j].p)->stamp;
+        s = ((ment *)slot_p(m->slots[j]))->stamp;
         if (weir__state_has_ttl(st) && weir__ttl_expired(s, now, st->ttl_ms))
             return WEIR_ENOTFOUND;
     }
@@ -1582,7 +1642,7 @@ static int mem_map_update(weir_state *st, const void *ns, size_t nslen,
     if (r) {
         tab *m = rec_map(r);
         if (j != NONE) {
-            ment *e = m->slots[j].p;
+            ment *e = slot_p(m->slots[j]);
             bool expired = weir__state_has_ttl(st) &&
                            weir__ttl_expired(e->stamp, now, st->ttl_ms);
             if (!expired && e->vlen != vlen) {
@@ -1653,7 +1713,7 @@ static int mem_map_rewrite(weir_state *st, const void *ns, size_t nslen,
     tab *m = r ? rec_map(r) : NULL;
     ment *e = NULL;
     if (m && (j = ent_find(m, eh, k, klen, &empty)) != NONE)
-        e = m->slots[j].p;
+        e = slot_p(m->slots[j]);
     bool live = e && !(weir__state_has_ttl(st) &&
                        weir__ttl_expired(e->stamp, now, st->ttl_ms));
     const void *nv = NULL;
@@ -1676,19 +1736,19 @@ static int mem_map_rewrite(weir_state *st, const void *ns, size_t nslen,
     } else if (!e) {
         /* The table may grow: the probe for the empty slot comes after. */
         ment *n;
-        if ((rc = tab_reserve(mb, m, MAP_MIN)))
+        if ((rc = tab_reserve(mb, m, MAP_MIN, true)))
             goto out;
         if (!(n = ent_new(mb, k, klen, nv, nvlen, stamp))) {
             rc = WEIR_ENOMEM;
             goto out;
         }
         (void)ent_find(m, eh, k, klen, &empty);
-        m->slots[empty] = (slot){eh, n};
+        m->slots[empty] = slot_make(eh, n);
         m->n++;
         if (stamp > r->stamp)
             r->stamp = stamp;
     } else {
-        if ((rc = ent_set(mb, &m->slots[j].p, k, klen, nv, nvlen, stamp)))
+        if ((rc = ent_set(mb, &m->slots[j], k, klen, nv, nvlen, stamp)))
             goto out;
         if (stamp > r->stamp)
             r->stamp = stamp;
@@ -1716,7 +1776,7 @@ static int mem_map_iterate(weir_state *st, const void *ns, size_t nslen,
     bool touch = ttl && st->desc.ttl_update == WEIR_TTL_ON_READ_AND_WRITE;
     size_t n_expired = 0;
     for (uint32_t j = 0; m->slots && j <= m->mask; j++) {
-        ment *e = m->slots[j].p;
+        ment *e = slot_p(m->slots[j]);
         if (!e)
             continue;
         if (ttl && weir__ttl_expired(e->stamp, now, st->ttl_ms)) {
@@ -1735,7 +1795,7 @@ static int mem_map_iterate(weir_state *st, const void *ns, size_t nslen,
         r->stamp = now;
     if (n_expired) {
         for (uint32_t j = 0; j <= m->mask;) {
-            ment *e = m->slots[j].p;
+            ment *e = slot_p(m->slots[j]);
             if (e && weir__ttl_expired(e->stamp, now, st->ttl_ms) &&
                 remove_ent_at(mb, m, j, true))
                 continue; /* something may have shifted into j */
@@ -1768,8 +1828,8 @@ static bool rec_live(weir_state *st, mrec *r, int64_t now)
     if (st->desc.kind == WEIR_STATE_MAP) {
         tab *m = rec_map(r);
         for (uint32_t j = 0; m->slots && j <= m->mask; j++)
-            if (m->slots[j].p &&
-                !weir__ttl_expired(((ment *)m->slots[j].p)->stamp, now,
+            if (slot_p(m->slots[j]) &&
+                !weir__ttl_expired(((ment *)slot_p(m->slots[j]))->stamp, now,
                                    st->ttl_ms))
                 return true;
         return false;
@@ -1782,7 +1842,7 @@ static int mem_collect_keys(weir_state *st, uint32_t kg, weir_buf *out)
     tab *t = &MS(st)->tabs[kg - st->be->kg_lo];
     int64_t now = access_now(st);
     for (uint32_t i = 0; t->slots && i <= t->mask; i++) {
-        mrec *r = t->slots[i].p;
+        mrec *r = slot_p(t->slots[i]);
         if (!r || !rec_live(st, r, now))
             continue;
         int rc;
@@ -1804,7 +1864,7 @@ static int snap_tab(const tab *t, weir_state_kind kind, weir__snap_writer *w)
 {
     int rc = 0;
     for (uint32_t i = 0; t->slots && i <= t->mask && !rc; i++) {
-        mrec *r = t->slots[i].p;
+        mrec *r = slot_p(t->slots[i]);
         if (!r)
             continue;
         if (kind == KIND_LOG) {
@@ -1833,7 +1893,7 @@ static int snap_tab(const tab *t, weir_state_kind kind, weir__snap_writer *w)
                 break;
             tab *m = rec_map(r);
             for (uint32_t j = 0; m->slots && j <= m->mask && !rc; j++) {
-                ment *e = m->slots[j].p;
+                ment *e = slot_p(m->slots[j]);
                 if (e)
                     rc = weir__snap_item(w, e->stamp, e->data, e->klen,
                                          ent_val(e), e->vlen);
@@ -1861,8 +1921,8 @@ static void tab_free_all(mem_backend *mb, weir_state_kind kind, tab *t)
     if (!t->slots)
         return;
     for (uint32_t i = 0; i <= t->mask; i++)
-        if (t->slots[i].p)
-            rec_release(mb, kind, t->slots[i].p, false);
+        if (slot_p(t->slots[i]))
+            rec_release(mb, kind, slot_p(t->slots[i]), false);
     weir__slab_free(&mb->slab, t->slots, tab_bytes(t));
     memset(t, 0, sizeof *t);
 }
@@ -1944,7 +2004,7 @@ static mrec *rec_clone(mem_backend *mb, weir_state_kind kind, mrec *r)
     }
     memset(nm->slots, 0, tab_bytes(m));
     for (uint32_t j = 0; j <= m->mask; j++) {
-        ment *e = m->slots[j].p;
+        ment *e = slot_p(m->slots[j]);
         if (!e)
             continue;
         size_t sz = ent_size(e);
@@ -1954,7 +2014,7 @@ static mrec *rec_clone(mem_backend *mb, weir_state_kind kind, mrec *r)
             return NULL;
         }
         memcpy(ne, e, sizeof(ment) + align8(e->klen) + e->vlen);
-        nm->slots[j] = (slot){m->slots[j].hash, ne};
+        nm->slots[j] = slot_to(m->slots[j], ne);
     }
     return n;
 }
@@ -1982,7 +2042,7 @@ static int tab_unshare(mem_backend *mb, mem_state *ms, uint32_t k)
         memset(nt.slots, 0, tab_bytes(&f->t));
         nt.mask = f->t.mask;
         for (uint32_t i = 0; i <= f->t.mask; i++) {
-            mrec *r = f->t.slots[i].p;
+            mrec *r = slot_p(f->t.slots[i]);
             if (!r)
                 continue;
             mrec *c = rec_clone(mb, kind, r);
@@ -1990,7 +2050,7 @@ static int tab_unshare(mem_backend *mb, mem_state *ms, uint32_t k)
                 tab_free_all(mb, kind, &nt);
                 return WEIR_ENOMEM;
             }
-            nt.slots[i] = (slot){f->t.slots[i].hash, c};
+            nt.slots[i] = slot_to(f->t.slots[i], c);
         }
         nt.n = f->t.n;
     }
@@ -2196,7 +2256,7 @@ static int mem_state_bound(weir__backend *be, weir_state *st)
             ms->cl_slot = ms->cl_sub = 0;
         moved = true;
         for (uint32_t i = 0; !rc && old.slots && i <= old.mask; i++) {
-            mrec *r = old.slots[i].p;
+            mrec *r = slot_p(old.slots[i]);
             if (!r)
                 continue;
             if (!(rc = weir__backend_set_key_raw(
@@ -2260,9 +2320,9 @@ static void mem_prefetch(weir_state *const *st, uint32_t n, const uint64_t *slot
         if (pfs && tabs[ts].slots)
             __builtin_prefetch(&tabs[ts].slots[(uint32_t)hs & tabs[ts].mask]);
         if (pfr && tabs[tr].slots) {
-            const slot *s = &tabs[tr].slots[(uint32_t)hr & tabs[tr].mask];
-            if (s->p && s->hash == hr)
-                __builtin_prefetch(s->p);
+            slot s = tabs[tr].slots[(uint32_t)hr & tabs[tr].mask];
+            if (s && slot_tag_is(s, hr))
+                __builtin_prefetch(slot_p(s));
         }
     }
 }

@@ -5,7 +5,9 @@
  * of 16) or, above WEIR__SLAB_MAX, the request rounded up to 16; blocks on a
  * free list are poisoned under ASan; a page is never returned before _fini.
  */
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +132,17 @@ static void *page_next(void *page)
     void *next;
     memcpy(&next, page, sizeof next);
     return next;
+}
+
+/* Whether the n bytes at p lie below 2^WEIR__SLAB_ADDR_BITS (see slab.h). */
+static bool addr_fits(const void *p, size_t n)
+{
+#if UINTPTR_MAX > UINT32_MAX
+    return ((uintptr_t)p + n) >> WEIR__SLAB_ADDR_BITS == 0;
+#else
+    (void)p, (void)n;
+    return true;
+#endif
 }
 
 static void free_page(void *p)
@@ -258,6 +271,13 @@ static bool bump_refill(weir__slab *s, size_t need)
     }
     size_t psize = s->bytes >= BIG_AFTER ? BIG_PAGE : WEIR__SLAB_PAGE;
     uint8_t *page = psize == BIG_PAGE ? weir__bigmem_alloc(psize, 16) : weir_malloc(psize);
+    if (page && !addr_fits(page, psize)) {
+        if (psize == BIG_PAGE)
+            weir__bigmem_free(page);
+        else
+            weir_free(page);
+        page = NULL;
+    }
     if (!page)
         return false;
     memcpy(page, &s->pages, sizeof(void *));
@@ -297,6 +317,10 @@ void *weir__slab_alloc(weir__slab *s, size_t n)
             return h + 1;
         }
         h = weir_malloc(sizeof *h + sz);
+        if (h && !addr_fits(h, sizeof *h + sz)) {
+            weir_free(h);
+            h = NULL;
+        }
         if (!h)
             return NULL;
         large_link(s, h);
@@ -316,6 +340,24 @@ void *weir__slab_alloc(weir__slab *s, size_t n)
     return bump_take(s, sz);
 }
 
+/*
+ * Block q of n bytes, which realloc moved out of reach (see slab.h), copied
+ * into a block that is not. p is gone by then, so there is no failure to
+ * report that would leave it as it was: with no such block the process
+ * stops.
+ */
+static large_hdr *move_below(large_hdr *q, size_t n)
+{
+    large_hdr *m = weir_malloc(n);
+    if (!m || !addr_fits(m, n)) {
+        fprintf(stderr, "weir: no memory below 2^%d for keyed state\n", WEIR__SLAB_ADDR_BITS);
+        abort();
+    }
+    memcpy(m, q, n);
+    weir_free(q);
+    return m;
+}
+
 void *weir__slab_grow(weir__slab *s, void *p, size_t size, size_t n)
 {
     size_t sz = weir__slab_round(n);
@@ -330,6 +372,8 @@ void *weir__slab_grow(weir__slab *s, void *p, size_t size, size_t n)
     }
     large_unlink(s, h);
     large_hdr *q = weir_realloc(h, sizeof *q + sz);
+    if (q && !addr_fits(q, sizeof *q + sz))
+        q = move_below(q, sizeof *q + sz);
     if (!q) {
         large_link(s, h);
         return NULL;

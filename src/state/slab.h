@@ -33,6 +33,12 @@
 #define WEIR__SLAB_MAX 4096
 #define WEIR__SLAB_PAGE (64 * 1024)
 #define WEIR__SLAB_CARVE_MAX (1024 * 1024)
+/* Every block lies below 2^WEIR__SLAB_ADDR_BITS (the memory backend packs a
+ * block's address into 45 bits of a table slot): memory the system hands
+ * out above it (user space is 47 or 48 bits on x86-64 and aarch64 Linux
+ * with 4-level page tables, and mmap keeps below that unless asked) is
+ * given back and the allocation fails as if out of memory. */
+#define WEIR__SLAB_ADDR_BITS 48
 
 typedef struct weir__slab {
     void *free[WEIR__SLAB_NCLASS]; /* free list per class, linked through the
