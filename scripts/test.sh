@@ -93,7 +93,6 @@ case "${1:-}" in
   export WEIR_CORPUS_EVERY=${WEIR_CORPUS_EVERY:-8}
   export WEIR_LOG_ROUNDS=${WEIR_LOG_ROUNDS:-1}
   export WEIR_KAFKA_DIFF_CASES=${WEIR_KAFKA_DIFF_CASES:-1}
-  export WEIR_CANON_PARALLELISMS=${WEIR_CANON_PARALLELISMS:-1 3}
   export WEIR_ROWLOG1_PARALLELISMS=${WEIR_ROWLOG1_PARALLELISMS:-1 3}
   # each golden case once, at two or at four subtasks in turn (a sanitized
   # process costs several times a plain one, a fifth of a second of it to
