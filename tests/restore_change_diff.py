@@ -612,7 +612,10 @@ def first_run(case, q, st, stop):
     (the path to restore, None to resume the checkpoint folder) or a
     problem string."""
     case.write("job1.sql", job_sql(q, True))
-    argv = ["run", "job1.sql", "-D", "execution.checkpointing.interval=100ms"] + st
+    # A checkpoint every 100 ms, the last 50 kept: `weir inspect` (slow
+    # under a sanitizer or load) must find the one it reads still there.
+    argv = ["run", "job1.sql", "-D", "execution.checkpointing.interval=100ms",
+            "-D", "state.checkpoints.num-retained=50"] + st
     with open(case.path("run1.log"), "w") as lf:
         p = subprocess.Popen([case.weir] + argv, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=lf)
     try:
