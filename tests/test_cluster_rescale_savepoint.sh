@@ -52,12 +52,9 @@ python3 "$SRC/tests/cluster_crash_oracle.py" "$ROWS" | sort > want.txt
 start() {
     local g=$1 sql=$2 i=$3 n=$4 p=$5 every=$6
     shift 6
-    (TZ=UTC exec "$WEIR" run "$sql" -D rest.enabled=false -D pipeline.name=rsp \
-        -D weir.cluster.group-id="$g" -D parallelism.default="$p" \
-        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes="$n" \
-        -D weir.cluster.process-index="$i" -D weir.cluster.repartition-partitions=4 \
-        -D execution.checkpointing.interval="$every" -D state.checkpoints.dir=ck -D state.savepoints.dir="$T/sp" "$@" > /dev/null 2>> "log.$g.$i") &
-    pids[$i]=$!
+    cluster_start "$g" "$sql" "$i" "$n" -D pipeline.name=rsp -D parallelism.default="$p" \
+        -D weir.cluster.repartition-partitions=4 -D execution.checkpointing.interval="$every" \
+        -D state.checkpoints.dir=ck -D state.savepoints.dir="$T/sp" "$@"
 }
 alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
 

@@ -77,13 +77,9 @@ sort want.txt -o want.txt
 start() {
     local g=$1 sql=$2 i=$3 n=$4 p=$5
     shift 5
-    (TZ=UTC exec "$WEIR" run "$sql" -D rest.enabled=false -D pipeline.name=rtm \
-        -D weir.cluster.group-id="$g" -D parallelism.default="$p" \
-        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes="$n" \
-        -D weir.cluster.process-index="$i" -D weir.cluster.repartition-partitions=8 \
-        -D execution.checkpointing.interval=1h -D state.checkpoints.dir=ck \
-        -D state.savepoints.dir="$T/sp" "$@" > /dev/null 2>> "log.$g.$i") &
-    pids[$i]=$!
+    cluster_start "$g" "$sql" "$i" "$n" -D pipeline.name=rtm -D parallelism.default="$p" \
+        -D weir.cluster.repartition-partitions=8 -D execution.checkpointing.interval=1h \
+        -D state.checkpoints.dir=ck -D state.savepoints.dir="$T/sp" "$@"
 }
 alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
 

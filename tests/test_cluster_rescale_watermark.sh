@@ -57,13 +57,8 @@ SQL
 start() {
     local g=$1 i=$2 n=$3
     shift 3
-    (TZ=UTC exec "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=rwm \
-        -D weir.cluster.group-id="$g" -D weir.cluster.bootstrap-servers="$B" \
-        -D weir.cluster.processes="$n" -D weir.cluster.process-index="$i" \
-        -D weir.cluster.repartition-partitions=1 -D execution.checkpointing.interval=1h \
-        -D state.checkpoints.dir=ck -D state.savepoints.dir="$T/sp" "$@" \
-        > "out.$g.$i" 2>> "log.$g.$i") &
-    pids[$i]=$!
+    cluster_start "$g" job.sql "$i" "$n" -D pipeline.name=rwm -D weir.cluster.repartition-partitions=1 \
+        -D execution.checkpointing.interval=1h -D state.checkpoints.dir=ck -D state.savepoints.dir="$T/sp" "$@"
 }
 alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
 # put NAME ROWS: a new file in the watched folder (written hidden, renamed)

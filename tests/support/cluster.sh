@@ -1,6 +1,6 @@
 # tests/support/cluster.sh - what the tests of a job run by several weir
-# processes share (sourced; needs MOCK, the weir-kafka-mock binary, and
-# fail).
+# processes share (sourced; needs MOCK, the weir-kafka-mock binary, WEIR,
+# the weir binary, and fail).
 #
 # Every weir started after cluster_mock checks its start's reading of the
 # control topic (WEIR_TEST_CLUSTER_CHECK_LOG): the view it reached from the
@@ -35,6 +35,20 @@ cluster_mock() {
     [ -s boot ] || fail "the mock cluster did not start"
     B=$(cat boot)
     export WEIR_TEST_CLUSTER_CHECK_LOG=1
+}
+
+# cluster_start GROUP SQL I N [ARGS...] - starts process I of N of the
+# cluster job SQL in group GROUP (the mock cluster's B) in the background,
+# its id in pids[I], its log appended to log.GROUP.I, its stdout to
+# out.GROUP.I; ARGS: the test's own options (name, parallelism,
+# partitions, checkpoints, --from).
+cluster_start() {
+    local g=$1 sql=$2 i=$3 n=$4
+    shift 4
+    (TZ=UTC exec "$WEIR" run "$sql" -D rest.enabled=false -D weir.cluster.group-id="$g" -D weir.cluster.bootstrap-servers="$B" \
+        -D weir.cluster.processes="$n" -D weir.cluster.process-index="$i" "$@" \
+        > "out.$g.$i" 2>> "log.$g.$i") &
+    pids[$i]=$!
 }
 
 # cluster_views_checked DIR [MIN] - fails when a start under DIR (its
