@@ -64,17 +64,6 @@ static void topic_part(char *dst, size_t cap, const char *s)
 
 /* ---- the rewrite ---- */
 
-static const weir_schema *edge_schema(const weir_job *job, const weir__edge *e)
-{
-    const weir__node *n = &job->nodes[e->from];
-    if (e->side_tag == 0)
-        return n->out_schema;
-    for (uint32_t i = 0; i < n->n_sides; i++)
-        if (n->sides[i].tag == e->side_tag)
-            return n->sides[i].schema;
-    return NULL;
-}
-
 static const char *part_word(weir_partitioning p)
 {
     return p == WEIR_PART_GLOBAL ? "global (single-instance)" : "broadcast";
@@ -415,7 +404,7 @@ int weir__cluster_setup(weir_job *job, weir__cluster_cfg_fn cfg, void *ud,
         const weir__node *to = &job->nodes[e.to];
         uint32_t to_par = to->parallelism,
                  from_par = job->nodes[e.from].parallelism;
-        const weir_schema *schema = edge_schema(job, &e);
+        const weir_schema *schema = weir__edge_schema(job, &e);
         if (!schema) {
             rc = weir_error_set(err, WEIR_EINVAL,
                                 "weir.cluster: no schema for the input "

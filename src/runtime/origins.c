@@ -73,6 +73,33 @@ static void free_exprs(char **v, uint32_t n)
     weir_free(v);
 }
 
+/* Writes template tpl to b with each column reference "$k" replaced by what
+ * put(ctx, k, b) writes. */
+static int substitute(const char *tpl, weir_buf *b, int (*put)(void *ctx, uint32_t col, weir_buf *b), void *ctx)
+{
+    int rc = 0;
+    for (size_t i = 0; tpl[i] && !rc;) {
+        uint32_t col;
+        size_t len;
+        if (column_ref(tpl, i, &col, &len)) {
+            rc = put(ctx, col, b);
+            i += len;
+        } else {
+            rc = weir_buf_put_u8(b, (uint8_t)tpl[i++]);
+        }
+    }
+    return rc;
+}
+
+/* A physical column's name, for a source's computed column. */
+static int put_physical(void *ctx, uint32_t col, weir_buf *b)
+{
+    const weir_schema *physical = ctx;
+    if (col >= physical->n_fields)
+        return weir_buf_printf(b, "$%u", col);
+    return put_name(b, physical->fields[col].name ? physical->fields[col].name : "");
+}
+
 /* Gives node `node` (of n output columns) the expressions v (taken over;
  * an entry may be NULL: that column is known by its name). */
 static int set_exprs(weir_job *job, int node, char **v, uint32_t n)
@@ -121,16 +148,7 @@ int weir__job_source_column_exprs(weir_job *job, int node, weir_expr *const *exp
         if (weir_expr_digest(exprs[i], buf, sizeof buf) >= sizeof buf - 1)
             continue;
         weir_buf_clear(&b);
-        for (size_t k = 0; buf[k] && !rc;) {
-            uint32_t col;
-            size_t len;
-            if (column_ref(buf, k, &col, &len) && col < physical->n_fields) {
-                rc = put_name(&b, physical->fields[col].name ? physical->fields[col].name : "");
-                k += len;
-            } else {
-                rc = weir_buf_put_u8(&b, (uint8_t)buf[k++]);
-            }
-        }
+        rc = substitute(buf, &b, put_physical, (void *)physical);
         if (!rc)
             rc = (v[i] = weir_strndup((const char *)b.data, b.len)) ? 0 : WEIR_ENOMEM;
     }
@@ -192,22 +210,23 @@ int weir__job_local_agg_exprs(weir_job *job, int node, uint32_t n_keys, const we
 
 static int origin(const weir_job *job, const weir__edge *e, uint32_t col, weir_buf *b, uint32_t depth);
 
+struct expand_ctx {
+    const weir_job *job;
+    const weir__edge *in;
+    uint32_t depth;
+};
+
+static int put_origin(void *ctx, uint32_t col, weir_buf *b)
+{
+    const struct expand_ctx *x = ctx;
+    return origin(x->job, x->in, col, b, x->depth + 1);
+}
+
 /* A Calc's expression with each of its input's columns replaced by its origin. */
 static int expand(const weir_job *job, const weir__node *calc, const char *tpl, weir_buf *b, uint32_t depth)
 {
-    const weir__edge *in = &job->edges[calc->in_edges[0]];
-    int rc = 0;
-    for (size_t i = 0; tpl[i] && !rc;) {
-        uint32_t col;
-        size_t len;
-        if (column_ref(tpl, i, &col, &len)) {
-            rc = origin(job, in, col, b, depth + 1);
-            i += len;
-        } else {
-            rc = weir_buf_put_u8(b, (uint8_t)tpl[i++]);
-        }
-    }
-    return rc;
+    struct expand_ctx x = {job, &job->edges[calc->in_edges[0]], depth};
+    return substitute(tpl, b, put_origin, &x);
 }
 
 /* "(UNION a b)": column col of a union, from each of its inputs in order. */
