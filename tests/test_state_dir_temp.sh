@@ -61,4 +61,47 @@ wait "$pid" 2> /dev/null
 TMPDIR=$T/tmp "$WEIR" run job.sql -D state.backend.type=rocksdb > log 2>&1 || fail "the run after the SIGKILL failed"
 check "after a SIGKILL"
 [ -z "$(ls -A tmp)" ] || fail "the folder of the killed job stayed: $(ls tmp)"
+
+# Restoring an incremental RocksDB checkpoint into the memory backend
+# (no weir.state.dir) unpacks its files in a temporary weir-restore folder:
+# it has an owner file too, so the folder of a restore that a SIGKILL
+# stopped is removed by the next restore, and a held one is kept.
+rm -rf tmp && mkdir tmp
+cat > grow.sql <<'SQL'
+CREATE TABLE src (g BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '20000',
+  'fields.g.kind' = 'sequence', 'fields.g.start' = '0', 'fields.g.end' = '9999999');
+CREATE TABLE dst (k BIGINT, c BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO dst SELECT MOD(g, 1000), COUNT(*) FROM src GROUP BY MOD(g, 1000);
+SQL
+TMPDIR=$T/tmp "$WEIR" run grow.sql -D state.backend.type=rocksdb -D state.backend.incremental=true \
+    -D state.checkpoints.dir=ck -D execution.checkpointing.interval=100ms > log 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do [ -n "$(ls ck/shared 2> /dev/null)" ] && break; sleep 0.05; done
+sleep 0.3
+kill -9 "$pid"
+wait "$pid" 2> /dev/null
+pid=
+[ -n "$(ls ck/shared 2> /dev/null)" ] || fail "the RocksDB run wrote no shared file"
+# One folder left by a killed restore (its owner file held by nobody), one
+# of a restore still running (its owner file locked by a live process).
+mkdir tmp/weir-restore-Killed tmp/weir-restore-Living
+echo 99999999 > tmp/weir-restore-Killed.owner
+echo 1 > tmp/weir-restore-Living.owner
+flock tmp/weir-restore-Living.owner sleep 600 &
+pid=$!
+TMPDIR=$T/tmp "$WEIR" run grow.sql -D state.backend.type=memory -D state.checkpoints.dir=ck \
+    -D execution.checkpointing.interval=100ms > restore.log 2>&1 &
+rpid=$!
+for _ in $(seq 1 600); do grep -q "restoring from checkpoint" restore.log && break; sleep 0.05; done
+kill -TERM "$rpid"
+wait "$rpid" 2> /dev/null
+grep -q "restoring from checkpoint" restore.log || fail "the memory backend did not restore: $(tail -3 restore.log)"
+grep -q "ERROR" restore.log && fail "the restore failed: $(grep ERROR restore.log | head -3)"
+[ -e tmp/weir-restore-Killed ] && fail "the folder of a killed restore stayed"
+[ -d tmp/weir-restore-Living ] || fail "a restore removed the folder of another one still running"
+kill -9 "$pid"
+wait "$pid" 2> /dev/null
+pid=
+left=$(ls tmp | grep -v "^weir-state-" | grep -v "^weir-restore-Living")
+[ -z "$left" ] || fail "the restore left: $left"
 echo "test_state_dir_temp: ok"

@@ -133,19 +133,24 @@ static int materialize(weir_job *job, weir__storage *s, uint64_t id,
         return 0;
     const weir_job_config *jc = weir__job_config(job);
     char scratch[1024];
+    int owner = -1;
     if (jc->state_dir && *jc->state_dir) {
         remove_stale_restores(jc->state_dir);
         snprintf(scratch, sizeof scratch, "%s/restore-%" PRIu64, jc->state_dir,
                  id);
     } else {
-        if (weir__io_temp_dir("weir-restore", scratch, sizeof scratch))
+        /* Its owner file lets the next job remove it when this process is
+         * killed during the restore. */
+        if (weir__io_temp_dir_owned("weir-restore", scratch, sizeof scratch,
+                                    &owner))
             return weir_error_set(err, WEIR_EIO,
                                   "%s: cannot create a folder to restore "
                                   "RocksDB checkpoints in: %s",
                                   shown, scratch);
     }
     char why[600];
-    int rc = weir__snapshot_set_materialize(set, scratch, jc->max_parallelism,
+    int rc = weir__snapshot_set_materialize(set, scratch, owner,
+                                            jc->max_parallelism,
                                             fetch_shared, s, why, sizeof why);
     if (rc == WEIR_ECORRUPT && why[0])
         return weir_error_set(err, rc, "%s: %s", shown, why);

@@ -297,6 +297,7 @@ struct weir__snapshot_set {
     snap_native *natives;
     uint32_t n_natives, cap_natives;
     char *scratch;
+    int scratch_owner; /* the lock on its owner file (-1: none) */
     uint32_t max_par;
     uint8_t **blobs;
     uint32_t n_blobs;
@@ -318,6 +319,7 @@ int weir__snapshot_set_create(weir__snapshot_set **out)
     if (!*out)
         return WEIR_ENOMEM;
     pthread_mutex_init(&(*out)->mu, NULL);
+    (*out)->scratch_owner = -1;
     return 0;
 }
 
@@ -336,7 +338,9 @@ void weir__snapshot_set_destroy(weir__snapshot_set *s)
         weir_free(n->served);
     }
     weir_free(s->natives);
-    if (s->scratch)
+    if (s->scratch && s->scratch_owner >= 0)
+        weir__io_temp_dir_release(s->scratch, s->scratch_owner);
+    else if (s->scratch)
         weir__io_remove_tree(s->scratch);
     weir_free(s->scratch);
     pthread_mutex_destroy(&s->mu);
@@ -731,15 +735,17 @@ static int write_plain(const char *path, const uint8_t *data, size_t len)
 }
 
 int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
-                                   uint32_t max_parallelism,
+                                   int scratch_owner, uint32_t max_parallelism,
                                    weir__native_fetch_fn fetch, void *ud,
                                    char *why, size_t why_cap)
 {
     snprintf(why, why_cap, "%s", "");
-    if (!s->n_natives)
-        return 0;
-    if (!(s->scratch = weir_strdup(scratch)))
-        return WEIR_ENOMEM;
+    if (!s->n_natives || !(s->scratch = weir_strdup(scratch))) {
+        if (scratch_owner >= 0)
+            weir__io_temp_dir_release(scratch, scratch_owner);
+        return s->n_natives ? WEIR_ENOMEM : 0;
+    }
+    s->scratch_owner = scratch_owner;
     s->max_par = max_parallelism;
     weir__io_remove_tree(scratch); /* an earlier run's leftover */
     int rc = weir__io_mkdirs(scratch, 0755);

@@ -627,8 +627,10 @@ int weir__snapshot_set_add(weir__snapshot_set *s, const uint8_t *data,
 typedef int (*weir__native_fetch_fn)(void *ud, const char *name,
                                      const char *path, uint64_t *size,
                                      uint32_t *crc);
+/* scratch_owner: the lock on scratch's owner file (weir__io_temp_dir_owned;
+ * -1: none), taken over by the set and released with it. */
 int weir__snapshot_set_materialize(weir__snapshot_set *s, const char *scratch,
-                                   uint32_t max_parallelism,
+                                   int scratch_owner, uint32_t max_parallelism,
                                    weir__native_fetch_fn fetch, void *ud,
                                    char *why, size_t why_cap);
 /*
