@@ -35,7 +35,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_cluster: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
-SEED=${WEIR_CLUSTER_SEED:-$RANDOM}
+SEED=${WEIR_CLUSTER_SEED:-${WEIR_SEED:-$RANDOM}}
 ROWS=${WEIR_CLUSTER_ROWS:-30000}
 echo "test_cluster: seed $SEED (WEIR_CLUSTER_SEED), $ROWS rows"
 . "$SRC/tests/support/cluster.sh"

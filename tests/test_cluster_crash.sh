@@ -21,7 +21,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ]; then
     echo "test_cluster_crash: SKIPPED (no weir-kafka-mock)"; exit 0
 fi
-SEED=${WEIR_CLUSTER_CRASH_SEED:-$RANDOM}
+SEED=${WEIR_CLUSTER_CRASH_SEED:-${WEIR_SEED:-$RANDOM}}
 ROWS=${WEIR_CLUSTER_CRASH_ROWS:-80000}
 KILLS=${WEIR_CLUSTER_KILLS:-12}
 # 40 s of input at the default: it must outlast 12 kills 1.2-2.7 s apart.

@@ -45,7 +45,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_cluster_eo: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
-SEED=${WEIR_CLUSTER_EO_SEED:-$RANDOM}
+SEED=${WEIR_CLUSTER_EO_SEED:-${WEIR_SEED:-$RANDOM}}
 ROWS=${WEIR_CLUSTER_EO_ROWS:-18000}
 PG_KILLS=${WEIR_CLUSTER_EO_PG_KILLS:-3}
 K_KILLS=${WEIR_CLUSTER_EO_KAFKA_KILLS:-2}

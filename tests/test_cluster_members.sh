@@ -30,7 +30,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ]; then
     echo "test_cluster_members: SKIPPED (no weir-kafka-mock)"; exit 0
 fi
-SEED=${WEIR_CLUSTER_MEMBERS_SEED:-$RANDOM}
+SEED=${WEIR_CLUSTER_MEMBERS_SEED:-${WEIR_SEED:-$RANDOM}}
 ROWS=${WEIR_CLUSTER_MEMBERS_ROWS:-28000}
 RATE=${WEIR_CLUSTER_MEMBERS_RATE:-1500}
 TIMEOUT=${WEIR_CLUSTER_MEMBERS_TIMEOUT:-3000ms}

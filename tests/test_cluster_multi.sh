@@ -23,7 +23,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_cluster_multi: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
-SEED=${WEIR_CLUSTER_SEED:-$RANDOM}
+SEED=${WEIR_CLUSTER_SEED:-${WEIR_SEED:-$RANDOM}}
 ROWS=${WEIR_CLUSTER_MULTI_ROWS:-24000}
 echo "test_cluster_multi: seed $SEED (WEIR_CLUSTER_SEED), $ROWS rows"
 T=$(mktemp -d /tmp/weir-cluster-multi-XXXXXX)

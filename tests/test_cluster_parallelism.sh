@@ -34,7 +34,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ]; then
     echo "test_cluster_parallelism: SKIPPED (no weir-kafka-mock)"; exit 0
 fi
-SEED=${WEIR_CLUSTER_PAR_SEED:-$RANDOM}
+SEED=${WEIR_CLUSTER_PAR_SEED:-${WEIR_SEED:-$RANDOM}}
 ROWS=${WEIR_CLUSTER_PAR_ROWS:-30000}
 RATE=6000
 RANDOM=$SEED

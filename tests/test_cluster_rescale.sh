@@ -22,7 +22,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ]; then
     echo "test_cluster_rescale: SKIPPED (no weir-kafka-mock)"; exit 0
 fi
-SEED=${WEIR_CLUSTER_RESCALE_SEED:-$RANDOM}
+SEED=${WEIR_CLUSTER_RESCALE_SEED:-${WEIR_SEED:-$RANDOM}}
 ROWS=${WEIR_CLUSTER_RESCALE_ROWS:-60000}
 RATE=${WEIR_CLUSTER_RESCALE_RATE:-6000}
 RANDOM=$SEED

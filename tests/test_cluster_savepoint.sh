@@ -25,7 +25,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ]; then
     echo "test_cluster_savepoint: SKIPPED (no weir-kafka-mock)"; exit 0
 fi
-SEED=${WEIR_CLUSTER_SP_SEED:-$RANDOM}
+SEED=${WEIR_CLUSTER_SP_SEED:-${WEIR_SEED:-$RANDOM}}
 ROWS=${WEIR_CLUSTER_SP_ROWS:-120000}
 RATE=${WEIR_CLUSTER_SP_RATE:-8000}
 RANDOM=$SEED

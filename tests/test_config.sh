@@ -78,7 +78,7 @@ check "--config without a file exits 2" test $rc -eq 2
 # Randomized, against PyYAML's pure-Python parser: random nested maps (block
 # and flow style, lists, quoting, comments); every key weir does not read is
 # a warning with its flattened name and the line and column of its last part.
-seed=${WEIR_CONFIG_SEED:-$RANDOM}
+seed=${WEIR_CONFIG_SEED:-${WEIR_SEED:-$RANDOM}}
 rounds=${WEIR_CONFIG_ROUNDS:-8}
 echo "seed $seed (WEIR_CONFIG_SEED=$seed replays it), $rounds rounds"
 for r in $(seq 1 "$rounds"); do

@@ -319,7 +319,7 @@ static void dump_log(void)
 static void crash_test(const char *backend, uint64_t kills_default)
 {
     uint64_t seed = env_u64("WEIR_CRASH_SEED",
-                            (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16));
+                            env_u64("WEIR_SEED", (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)));
     uint64_t target = env_u64("WEIR_CRASH_KILLS", kills_default);
     fprintf(stderr,
             "crash test (%s backend, %llu rows, split size %llu): seed %llu "

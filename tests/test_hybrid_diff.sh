@@ -23,7 +23,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_hybrid_diff: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
-SEED=${WEIR_HYBRID_DIFF_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_HYBRID_DIFF_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 ROUNDS=${WEIR_HYBRID_DIFF_ROUNDS:-4}
 MSGS=${WEIR_HYBRID_DIFF_MSGS:-2000}
 echo "test_hybrid_diff: seed $SEED (WEIR_HYBRID_DIFF_SEED=$SEED replays it), $ROUNDS rounds of $MSGS events"

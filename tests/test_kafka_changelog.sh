@@ -28,7 +28,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_kafka_changelog: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
-SEED=${WEIR_KAFKA_CL_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_KAFKA_CL_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 ROUNDS=${WEIR_KAFKA_CL_ROUNDS:-2}
 MSGS=${WEIR_KAFKA_CL_MSGS:-3000}
 KILLS=${WEIR_KAFKA_CL_KILLS:-3}

@@ -16,7 +16,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_kafka_crash: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
-SEED=${WEIR_KAFKA_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_KAFKA_CRASH_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 KILLS=${WEIR_KAFKA_CRASH_KILLS:-20}
 MSGS=${WEIR_KAFKA_CRASH_MSGS:-120000}
 RANDOM=$SEED

@@ -16,7 +16,7 @@ MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_kafka_diff: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
 fi
-SEED=${WEIR_KAFKA_DIFF_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_KAFKA_DIFF_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 ROUNDS=${WEIR_KAFKA_DIFF_ROUNDS:-2}
 MSGS=${WEIR_KAFKA_DIFF_MSGS:-3000}
 echo "test_kafka_diff: seed $SEED (WEIR_KAFKA_DIFF_SEED=$SEED replays it), $ROUNDS rounds of $MSGS messages"

@@ -16,7 +16,7 @@
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MOCK=$(dirname "$WEIR")/weir-kafka-mock
-SEED=${WEIR_KAFKA_DIFF_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_KAFKA_DIFF_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 CASES=${WEIR_KAFKA_DIFF_CASES:-3}
 echo "test_kafka_sink: seed $SEED (WEIR_KAFKA_DIFF_SEED=$SEED replays it), $CASES differential cases"
 [ -x "$MOCK" ] || { echo "SKIP: no weir-kafka-mock (built without librdkafka)"; exit 0; }

@@ -23,7 +23,7 @@
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 MOCK=$(dirname "$WEIR")/weir-kafka-mock
-SEED=${WEIR_KAFKA_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_KAFKA_CRASH_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 KILLS=${WEIR_KAFKA_CRASH_KILLS:-12}         # at-least-once
 KILLS_TXN=${WEIR_KAFKA_CRASH_KILLS_TXN:-4}  # upsert-kafka
 KILLS_EO=${WEIR_KAFKA_CRASH_KILLS_EO:-3}    # exactly-once (slower to restart)

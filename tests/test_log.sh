@@ -18,7 +18,7 @@ check() { # name, condition...
   shift
   if "$@"; then pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
 }
-seed=${WEIR_LOG_SEED:-$RANDOM}
+seed=${WEIR_LOG_SEED:-${WEIR_SEED:-$RANDOM}}
 rounds=${WEIR_LOG_ROUNDS:-3}
 echo "seed $seed (WEIR_LOG_SEED=$seed replays it), $rounds rounds"
 

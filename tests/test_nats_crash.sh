@@ -19,7 +19,7 @@ SRC=$(cd "$2" && pwd)
 if ! command -v nats-server > /dev/null || [ ! -x "$(dirname "$WEIR")/weir-nats-tool" ]; then
     echo "test_nats_crash: SKIPPED (no nats-server or no weir-nats-tool)"; exit 0
 fi
-SEED=${WEIR_NATS_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_NATS_CRASH_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 KILLS=${WEIR_NATS_CRASH_KILLS:-6}
 MSGS=${WEIR_NATS_CRASH_MSGS:-15000}
 RANDOM=$SEED

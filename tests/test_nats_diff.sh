@@ -14,7 +14,7 @@ SRC=$(cd "$2" && pwd)
 if ! command -v nats-server > /dev/null || [ ! -x "$(dirname "$WEIR")/weir-nats-tool" ]; then
     echo "test_nats_diff: SKIPPED (no nats-server or no weir-nats-tool)"; exit 0
 fi
-SEED=${WEIR_NATS_DIFF_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_NATS_DIFF_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 RUNS=${WEIR_NATS_DIFF_RUNS:-3}
 echo "test_nats_diff: seed $SEED (WEIR_NATS_DIFF_SEED=$SEED replays it), $RUNS cases"
 T=$(mktemp -d /tmp/weir-nats-diff-XXXXXX)

@@ -10,7 +10,7 @@
 # WEIR_NESTED_CRASH_ROWS sizes the input (default 300000, 80000 under ASan).
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SEED=${WEIR_NESTED_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_NESTED_CRASH_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 ROWS=${WEIR_NESTED_CRASH_ROWS:-300000}
 if ldd "$WEIR" 2>/dev/null | grep -q libasan; then ROWS=${WEIR_NESTED_CRASH_ROWS:-80000}; fi
 RANDOM=$SEED

@@ -30,7 +30,7 @@
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
-SEED=${WEIR_PG_CDC_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_PG_CDC_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 KILLS=${WEIR_PG_CDC_KILLS:-5}
 ROUNDS=${WEIR_PG_CDC_ROUNDS:-1}
 RANDOM=$SEED

@@ -13,7 +13,7 @@
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
-SEED=${WEIR_PG_LOOKUP_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_PG_LOOKUP_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 ROUNDS=${WEIR_PG_LOOKUP_ROUNDS:-2}
 echo "test_pg_lookup_diff: seed $SEED (WEIR_PG_LOOKUP_SEED=$SEED replays it), $ROUNDS rounds"
 

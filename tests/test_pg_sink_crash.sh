@@ -20,7 +20,7 @@
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC_DIR=$(cd "$2" && pwd)
-SEED=${WEIR_PG_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_PG_CRASH_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 KILLS=${WEIR_PG_CRASH_KILLS:-20}
 ROWS=${WEIR_PG_CRASH_ROWS:-60000}
 if ldd "$WEIR" 2>/dev/null | grep -q libasan; then ROWS=${WEIR_PG_CRASH_ROWS:-40000}; fi

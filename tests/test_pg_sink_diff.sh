@@ -15,7 +15,7 @@
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC_DIR=$(cd "$2" && pwd)
-SEED=${WEIR_PG_DIFF_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_PG_DIFF_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 ROUNDS=${WEIR_PG_DIFF_ROUNDS:-4}
 echo "test_pg_sink_diff: seed $SEED (WEIR_PG_DIFF_SEED=$SEED replays it), $ROUNDS rounds"
 T=$(mktemp -d /tmp/weir-pg-diff-XXXXXX)

@@ -29,7 +29,7 @@
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
-SEED=${WEIR_S3_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_S3_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 KILLS=${WEIR_S3_KILLS:-10}
 ROWS=${WEIR_S3_ROWS:-600000}
 PARTS=${WEIR_S3_PARTS:-1 2 3} # which of the three parts below run

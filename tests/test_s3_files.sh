@@ -22,7 +22,7 @@
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
-SEED=${WEIR_S3F_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+SEED=${WEIR_S3F_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
 CASES=${WEIR_S3F_CASES:-2}
 KILLS=${WEIR_S3F_KILLS:-5}
 RANDOM=$SEED

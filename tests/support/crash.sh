@@ -19,7 +19,7 @@
 crash_init() {
     CRASH_NAME=$1
     WEIR=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
-    SEED=${WEIR_CRASH_SEED:-$(( $(date +%s) % 100000 + $$ ))}
+    SEED=${WEIR_CRASH_SEED:-${WEIR_SEED:-$(( $(date +%s) % 100000 + $$ ))}}
     ROWS=${WEIR_CRASH_ROWS:-$3}
     if ldd "$WEIR" 2>/dev/null | grep -q libasan; then ROWS=${WEIR_CRASH_ROWS:-$4}; fi
     RANDOM=$SEED
