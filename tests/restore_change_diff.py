@@ -194,7 +194,10 @@ def gen_rows(rng, q, nulls, late):
                 rows[-1]["v"] = None
         files.append(rows)
         if late and len(files) == 1:
-            t = files[0][-1]["ts_ms"]  # b.json's first rows are late; the rest come after a.json's last
+            if rng.random() < 0.6:  # a window ends at the watermark a.json leaves: W >= end fired it
+                step = q.window[2]
+                rows[-1]["ts_ms"] += (DELAY - rows[-1]["ts_ms"]) % step
+            t = rows[-1]["ts_ms"]  # b.json's first rows are late; the rest come after a.json's last
     if q.union:  # each source reads rows of a.json: a source without any would hold the watermark back
         last = rng.randrange(2)
         files[0][0]["src"], files[0][-1]["src"] = 1 - last, last
