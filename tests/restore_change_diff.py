@@ -103,7 +103,7 @@ a checkpoint holding it whole).
 Runs on the shared differential driver (tests/support/diffrun.py).
 Usage: restore_change_diff.py --weir BIN [--jobs N] [--seed S] [--case I] [--out DIR]
 Environment: WEIR_SEED replays a run; WEIR_RESTORECHG_CASE=i runs case i of
-it; WEIR_RESTORECHG_JOBS sets the number of cases (default 10, 3 under
+it; WEIR_RESTORECHG_JOBS sets the number of cases (default 14, 3 under
 ASan); WEIR_RESTORECHG_OUT keeps failed cases' folders;
 WEIR_RESTORECHG_EXPR=0 draws no expression arguments or changes;
 WEIR_RESTORECHG_FAMILIES=dedup,wtopn draws those families alone
@@ -1016,7 +1016,7 @@ def run_case(case):
 
 
 def main():
-    return diffrun.main("restore_change_diff", run_case, jobs_env="WEIR_RESTORECHG_JOBS", jobs=10, asan_jobs=3,
+    return diffrun.main("restore_change_diff", run_case, jobs_env="WEIR_RESTORECHG_JOBS", jobs=14, asan_jobs=3,
                         one_env="WEIR_RESTORECHG_CASE", unit="cases", out_env="WEIR_RESTORECHG_OUT",
                         max_failures=5, timeout=60)
 

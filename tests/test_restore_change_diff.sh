@@ -13,7 +13,7 @@
 # aggregation phases) without touching the
 # output or the checkpoint, after which the old query still restores
 # exactly.
-# Bounded: WEIR_RESTORECHG_JOBS cases (default 10; 3 under ASan). The seed
+# Bounded: WEIR_RESTORECHG_JOBS cases (default 14; 3 under ASan). The seed
 # is printed; WEIR_SEED=S replays a run, WEIR_RESTORECHG_CASE=i one case.
 # Failing cases are kept under WEIR_RESTORECHG_OUT (default ./restore_change_diff_failures).
 set -u
