@@ -143,8 +143,8 @@ INCOMPATIBLE = ["key", "swap", "function", "argument", "arguments swapped", "win
                 "computed", "phase"] + ["expression"] * 3
 AGGREGATING = {"window", "group"}
 # The changes each family can get (the rest: every family).
-ONLY = {"columns": {"window"}, "window": {"window", "wtopn"}, "window-kind": {"window", "wtopn"}, "n": {"topn", "wtopn"},
-        "order": {"topn", "wtopn"}, "frame": {"over"}, "function": {"window", "group", "over"},
+ONLY = {"columns": {"window"}, "window": {"window", "wtopn"}, "window-kind": {"window", "wtopn"},
+        "n": {"topn", "wtopn"}, "order": {"topn", "wtopn"}, "frame": {"over"}, "function": {"window", "group", "over"},
         "argument": {"window", "group", "over"}, "arguments swapped": {"window", "group", "over"},
         "join type": {"join"}, "bounds": {"join"}, "null-safe": {"join"},
         "where": {"window", "group", "topn", "over", "dedup", "wtopn"}, "expression": AGGREGATING,
@@ -965,7 +965,8 @@ def run_case(case):
     p1, p2 = rng.choice([1, 2, 4]), rng.choice([1, 2, 4])
     b1, b2 = rng.random() < 0.3, rng.random() < 0.4
     st1, st2 = settings_argv(case, p1, b1), settings_argv(case, p2, b2)
-    extras = [x for x, on in (("statement set", q1.second), ("union", q1.union), ("computed %s" % sorted(q1.comp), q1.comp),
+    extras = [x for x, on in (("statement set", q1.second), ("union", q1.union),
+                              ("computed %s" % sorted(q1.comp), q1.comp),
                               ("two-phase", q1.phase), ("NULLs", nulls), ("late rows", late)) if on]
     case.note = "(%s%s, %s change: %s; p%d %s -%s-> p%d %s)" % (
         family, "".join(" + " + x for x in extras), "compatible" if compatible else "incompatible", what, p1,
