@@ -201,27 +201,6 @@ static int describe_ranks(plan_ctx *pc, weir_stream s, const weir_rank_config *c
     return weir_job_describe_state(pc->job, s, WEIR__RANKS_FIELD, v);
 }
 
-/*
- * "windows: TUMBLE size 4000 ms offset 0 ms" in window Top-N or window
- * deduplication s's fingerprint: its state is keyed by the bounds of the
- * input's windows, so a checkpoint of other windows (another size, slide
- * or kind) would fire rows under bounds that no window of the job has,
- * and rank rows of the new windows apart from them. (The window bounds'
- * column origins name the columns, not the windows that set them.)
- */
-static int describe_windows(plan_ctx *pc, weir_stream s, const weir_window_assigner *a)
-{
-    static const char *const kind[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
-    char v[160];
-    int n = snprintf(v, sizeof v, "%s size %lld ms", a->kind <= WEIR_WINDOW_GLOBAL ? kind[a->kind] : "?",
-                     (long long)a->size_ms);
-    if (a->kind == WEIR_WINDOW_HOPPING || a->kind == WEIR_WINDOW_CUMULATING)
-        n += snprintf(v + n, sizeof v - (size_t)n, " %s %lld ms", a->kind == WEIR_WINDOW_HOPPING ? "slide" : "step",
-                      (long long)a->slide_ms);
-    snprintf(v + n, sizeof v - (size_t)n, " offset %lld ms", (long long)a->offset_ms);
-    return weir_job_describe_state(pc->job, s, WEIR__WINDOWS_FIELD, v);
-}
-
 int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql_expr **where, bool *handled)
 {
     *handled = false;
@@ -446,7 +425,7 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     if (!rc)
         rc = describe_ranks(pc, out->s, &rc_);
     if (!rc && windowed)
-        rc = describe_windows(pc, out->s, &r.wprops.assigner);
+        rc = plan_describe_windows(pc, out->s, &r.wprops.assigner);
     /* the retractable Top-N keeps every row, the append-only one its best rows: neither reads the other's state */
     if (!rc && rc_.retract)
         rc = weir_job_describe_state(pc->job, out->s, "strategy", "retract");
