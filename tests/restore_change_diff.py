@@ -8,7 +8,7 @@ something else.
 
 Each case draws a base query over two JSON input files of a watched
 folder (in/a.json, then in/b.json, whose rows all come at or after the
-last of a.json, sorted by time, so no row is ever late):
+last of a.json, sorted by time, but for late rows, below):
   window  a TUMBLE, HOP or CUMULATE window aggregation, GROUP BY one or two
           key columns and the window, COUNT / SUM / MIN / MAX; append-only
           output;
@@ -17,7 +17,33 @@ last of a.json, sorted by time, so no row is ever late):
   over    OVER aggregations per key, ROWS n PRECEDING, in time order;
   join    a regular or interval join (INNER or LEFT, `=` or IS NOT
           DISTINCT FROM) of the rows of even w with those of odd w, on the
-          keys.
+          keys;
+  dedup   a deduplication (ROW_NUMBER per key by the event time, rn = 1:
+          keep each key's first row, or, DESC, its last);
+  wtopn   a window Top-N (ROW_NUMBER per TUMBLE, HOP or CUMULATE window
+          and key, by v or w descending, then id).
+A window or group job may also (each drawn apart):
+  read a UNION ALL of two sources (src over in/, src2 over in2/, the
+          rows dealt between them), each branch with a WHERE of its own
+          and v + a constant of its own;
+  read computed columns of the DDL: x AS v * 3, an aggregate's argument,
+          kx AS CONCAT(k, '-3'), a key;
+  run as a two-phase aggregation (`table.optimizer.agg-phase-strategy`
+          TWO_PHASE; a group job with mini-batch on, which it needs).
+Any job may come with a second INSERT (a statement set: COUNT(*) per k
+into dst2, under out2/), which no change touches: its final table must
+be every row's count. Any case may have NULLs: k in any job, v but in a Top-N's (SUM, MIN, MAX
+skip them, NULL when all are; COUNT(*) counts them; a predicate on NULL
+is not true; `=` matches no NULL key, IS NOT DISTINCT FROM does). A
+window, window Top-N, group or Top-N job may have late rows: b.json
+begins with rows behind the watermark a.json left (its last time less
+the 1 s delay; with a UNION ALL the smaller of the two sources'), at and
+around the end of a window that ended at it: the restored job goes on
+from that watermark, so a row joins each of its windows that ends after
+it (docs/windows.md: a window fires once W >= end; a row joins each
+window with end > W) and is dropped from the others, which fired before
+the stop (b.json's own rows, all later, move the watermark on only
+after them).
 It runs the base query with checkpoints until one shows (`weir inspect`)
 that the split of a.json is finished, then stops it one of three ways
 (SIGTERM: a final checkpoint; `weir savepoint --stop`; SIGKILL after that
@@ -40,11 +66,19 @@ or savepoint. The change is one of:
   window's size, slide or kind, Top-N's N or order column, the OVER
   frame, the join type, the interval join's bounds (or none), `=` against
   IS NOT DISTINCT FROM, a column the operator reads renamed in the
-  source's DDL (the input carries the same values under both names).
+  source's DDL (the input carries the same values under both names);
   an aggregate's argument expression changed under the same name and
   type (SUM(v + 1) -> SUM(v + 2)): only the fingerprint's `column
   origins` (what each input column is computed from) tells them apart;
-  base queries draw such arguments too (WEIR_RESTORECHG_EXPR=0: none).
+  base queries draw such arguments too (WEIR_RESTORECHG_EXPR=0: none);
+  a deduplication's first row against its last (`order ... DESC` against
+  `ASC`) or its order by ts_ms, not a time attribute (a Top-1: another
+  operator); a window Top-N's windows (`windows`); a UNION ALL branch's
+  v + c changed (`column origins`); a computed column's constant
+  (`column origins`); two-phase aggregation toggled (the global phase
+  reads partial accumulators, not rows: `input` differs, as
+  docs/sql.md, Two-phase aggregation, says).
+  COMPATIBLE also: a UNION ALL branch's WHERE added, changed or removed.
 
 The oracle (Python over the rows, nothing shared with weir) computes each
 group's (and window's) aggregates over a.json under the old query's
@@ -55,19 +89,25 @@ which group it is); the other jobs' committed changelog is folded by
 column position into their final table (an OVER job's is append-only).
 
 What it does not cover: MATCH_RECOGNIZE (its `pattern` and `running
-values` are checked by tests/test_restore_compat.sh only), deduplication,
-window joins and Top-N; projection changes of the changelog jobs (their
-retractions would come in the new shape: not a restore question) and a
-WHERE change of a join job; aggregates reordered in the SELECT (weir
-refuses them: same_aggregate_order); NULLs and late rows; a change in
-the middle of a.json (the case waits for a checkpoint holding it whole).
+values` are checked by tests/test_restore_compat.sh only), window joins,
+window deduplication; projection
+changes of the changelog jobs (their retractions would come in the new
+shape: not a restore question) and a WHERE change of a join job;
+aggregates reordered in the SELECT (weir refuses them:
+same_aggregate_order); late rows of OVER, join and deduplication jobs,
+and late rows that only b.json's own rows make late (whether the
+restored source's watermark still holds them back depends on timing:
+docs/semantics.md); a change in the middle of a.json (the case waits for
+a checkpoint holding it whole).
 
 Runs on the shared differential driver (tests/support/diffrun.py).
 Usage: restore_change_diff.py --weir BIN [--jobs N] [--seed S] [--case I] [--out DIR]
 Environment: WEIR_SEED replays a run; WEIR_RESTORECHG_CASE=i runs case i of
-it; WEIR_RESTORECHG_JOBS sets the number of cases (default 10, 3 under
+it; WEIR_RESTORECHG_JOBS sets the number of cases (default 14, 3 under
 ASan); WEIR_RESTORECHG_OUT keeps failed cases' folders;
-WEIR_RESTORECHG_EXPR=0 draws no expression arguments or changes.
+WEIR_RESTORECHG_EXPR=0 draws no expression arguments or changes;
+WEIR_RESTORECHG_FAMILIES=dedup,wtopn draws those families alone
+("-join": all but joins).
 """
 
 import collections
@@ -89,8 +129,8 @@ KEYS = ["k", "g"]  # STRING columns: one is another key of the same type
 # carry each column under both.
 RENAMED = {"k": "kk", "g": "gg", "v": "val", "w": "ww"}
 WINDOW_KINDS = ["TUMBLE", "HOP", "CUMULATE"]
-COMPATIBLE = ["alias", "where", "where", "columns", "cosmetic"]
-FAMILIES = ["window", "window", "group", "topn", "over", "join"]
+COMPATIBLE = ["alias", "where", "where", "columns", "cosmetic", "branch where"]
+FAMILIES = ["window", "window", "group", "topn", "over", "join", "dedup", "wtopn"]
 # "arguments swapped": two aggregates trade argument columns, so types,
 # aggregates and the input's columns stay the same and only `aggregate
 # columns` tells the states apart (the input's columns come in the order
@@ -99,25 +139,46 @@ FAMILIES = ["window", "window", "group", "topn", "over", "join"]
 # "expression" (an argument's expression changed, only `column origins`
 # tells it apart) three times: it is drawn for two families alone.
 INCOMPATIBLE = ["key", "swap", "function", "argument", "arguments swapped", "window", "window-kind", "n", "order",
-                "frame", "join type", "bounds", "null-safe", "rename"] + ["expression"] * 3
+                "frame", "join type", "bounds", "null-safe", "rename", "keep", "dedup order", "branch expression",
+                "computed", "phase"] + ["expression"] * 3
+AGGREGATING = {"window", "group"}
 # The changes each family can get (the rest: every family).
-ONLY = {"columns": {"window"}, "window": {"window"}, "window-kind": {"window"}, "n": {"topn"}, "order": {"topn"},
-        "frame": {"over"}, "function": {"window", "group", "over"}, "argument": {"window", "group", "over"},
-        "arguments swapped": {"window", "group", "over"}, "join type": {"join"}, "bounds": {"join"},
-        "null-safe": {"join"}, "where": {"window", "group", "topn", "over"}, "expression": {"window", "group"}}
-PREDICATES = [("v > -4", lambda r: r["v"] > -4), ("w < 8", lambda r: r["w"] < 8),
-              ("k <> 'k1'", lambda r: r["k"] != "k1"), ("MOD(w, 3) <> 0", lambda r: r["w"] % 3 != 0)]
+ONLY = {"columns": {"window"}, "window": {"window", "wtopn"}, "window-kind": {"window", "wtopn"},
+        "n": {"topn", "wtopn"}, "order": {"topn", "wtopn"}, "frame": {"over"}, "function": {"window", "group", "over"},
+        "argument": {"window", "group", "over"}, "arguments swapped": {"window", "group", "over"},
+        "join type": {"join"}, "bounds": {"join"}, "null-safe": {"join"},
+        "where": {"window", "group", "topn", "over", "dedup", "wtopn"}, "expression": AGGREGATING,
+        "keep": {"dedup"}, "dedup order": {"dedup"}, "branch where": AGGREGATING, "branch expression": AGGREGATING,
+        "computed": AGGREGATING, "phase": AGGREGATING}
+
+
+PREDICATES = [("v > -4", lambda r: r["v"] is not None and r["v"] > -4), ("w < 8", lambda r: r["w"] < 8),
+              ("k <> 'k1'", lambda r: r["k"] is not None and r["k"] != "k1"),
+              ("MOD(w, 3) <> 0", lambda r: r["w"] % 3 != 0)]
 STOPS = ["term", "term", "savepoint", "kill"]
 SWAP_BASE = [("SUM", "v"), ("MAX", "w"), ("MIN", "v"), ("MIN", "w")]
+# What a refusal of the aggregation-phase strategy toggled may name: the
+# global phase reads partial accumulators, not rows (docs/sql.md).
+PHASE_FIELDS = ["input", "not in the job", "partial rows", "columns"]
+# Computed columns of the DDL (drawn for window and group jobs): x, an
+# aggregate's argument, and kx, a key; the number in each expression is
+# what a "computed" change changes (only `column origins` tells it).
+COMPUTED = {"x": ("%(v)s * %(p)d", lambda r, p: None if r["v"] is None else r["v"] * p),
+            "kx": ("CONCAT(%(k)s, '-%(p)d')", lambda r, p: None if r["k"] is None else "%s-%d" % (r["k"], p))}
+# The watermark's delay (the DDL's `ts - INTERVAL '1' SECOND`).
+DELAY = 1000
 
 
 # --------------------------------------------------------------------------
 # The input
 
-def gen_rows(rng):
+def gen_rows(rng, q, nulls, late):
     """a.json's and b.json's rows: b.json's all after a.json's last time,
     every time another (an OVER frame's rows follow time), ids unique (a
-    Top-N's order ends with it: no ties)."""
+    Top-N's order ends with it: no ties). nulls: some k (and, but for a
+    Top-N's order, v) are NULL. late: b.json starts with rows behind the
+    watermark a.json left (late_rows). Each row names the source of a
+    UNION ALL job that reads it (src: 0 or 1)."""
     nkeys, ngroups = rng.randint(2, 5), rng.randint(1, 3)
     t, files = 0, []
     for n in (rng.randint(20, 80), rng.randint(10, 60)):
@@ -126,15 +187,58 @@ def gen_rows(rng):
             t += rng.choice([100, 250, 400, 1000])
             rows.append({"id": len(rows) + 1000 * len(files), "k": "k%d" % rng.randrange(nkeys),
                          "g": "g%d" % rng.randrange(ngroups), "v": rng.randint(-9, 9),
-                         "w": rng.randint(0, 12), "ts_ms": t})
+                         "w": rng.randint(0, 12), "ts_ms": t, "src": rng.randrange(2) if q.union else 0})
+            if nulls and rng.random() < 0.12:
+                rows[-1]["k"] = None
+            if nulls and q.family not in ("topn", "wtopn") and rng.random() < 0.15:
+                rows[-1]["v"] = None
         files.append(rows)
+        if late and len(files) == 1:
+            if rng.random() < 0.6:  # a window ends at the watermark a.json leaves: W >= end fired it
+                step = q.window[2]
+                rows[-1]["ts_ms"] += (DELAY - rows[-1]["ts_ms"]) % step
+            t = rows[-1]["ts_ms"]  # b.json's first rows are late; the rest come after a.json's last
+    if q.union:  # each source reads rows of a.json: a source without any would hold the watermark back
+        last = rng.randrange(2)
+        files[0][0]["src"], files[0][-1]["src"] = 1 - last, last
+    if late:
+        files[1][:0] = late_rows(rng, q, restored_watermarks(files[0]), files[1][0]["id"])
     return files
 
 
+def restored_watermarks(rows):
+    """The watermarks the sources left at the end of a.json (each its last
+    time less the delay), the smallest first: the restored job's windows
+    go on from the smallest (docs/windows.md; a UNION ALL takes the
+    smaller of its inputs')."""
+    return sorted(max(r["ts_ms"] for r in rows if r["src"] == s) - DELAY for s in {r["src"] for r in rows})
+
+
+def late_rows(rng, q, wms, first_id):
+    """Rows behind the watermark (a.json's last time less the delay),
+    which the restored job holds until b.json's rows pass it: at, just
+    before and just after the end of a window that ended at it (dropped,
+    or kept by a window that ends later), and others up to 7 s behind.
+    Under a UNION ALL whose sources left different watermarks, a row
+    whose window ends between them could be judged against either (it
+    depends on which input the operator hears from first): none such."""
+    wm = wms[0]
+    step = q.window[2]
+    end = wm - wm % step
+    times = sorted({max(0, x) for x in [end - 1, end, end + 1, wm - 1, wm] +
+                    [wm - rng.randint(1, 7000) for _ in range(rng.randint(0, 3))]})
+    times = [t for t in times if not any(wms[0] < e <= wms[-1] for _, e in windows_of(t, q.window))]
+    rng.shuffle(times)
+    return [{"id": first_id + 500 + i, "k": "k%d" % rng.randrange(2), "g": "g0", "v": rng.randint(-9, 9),
+             "w": rng.randint(0, 12), "ts_ms": t, "src": i % 2 if q.union else 0} for i, t in enumerate(times)]
+
+
 def input_text(rows):
+    if not rows:
+        return ""
     out = []
     for r in rows:
-        d = dict(r)
+        d = {c: x for c, x in r.items() if c != "src"}
         d.update({RENAMED[c]: r[c] for c in RENAMED})
         out.append(json.dumps(d))
     return "\n".join(out) + "\n"
@@ -154,10 +258,12 @@ class Agg:
         return "%s(%s)" % (self.fn, a)
 
     def value(self, rows):
+        """SQL's: COUNT(*) counts every row, the others skip NULLs (NULL
+        when all are)."""
         if self.fn == "COUNT":
             return len(rows)
-        vals = [r[self.arg] + (self.plus or 0) for r in rows]
-        return {"SUM": sum, "MIN": min, "MAX": max}[self.fn](vals)
+        vals = [r[self.arg] + (self.plus or 0) for r in rows if r[self.arg] is not None]
+        return {"SUM": sum, "MIN": min, "MAX": max}[self.fn](vals) if vals else None
 
 
 class Query:
@@ -182,12 +288,34 @@ def draw_query(rng, family, expr, kind):
     q = Query()
     q.family = family
     q.keys = rng.sample(KEYS, rng.choice([1, 1, 2]))
+    # UNION ALL of two sources (src: in/, src2: in2/), each branch adding
+    # bplus[i] to v (None: v as it is) and filtering by bwhere[i]
+    q.union = family in AGGREGATING and (kind.startswith("branch") or rng.random() < 0.2)
+    q.bplus = [rng.choice([None, 1]), rng.choice([None, 2])]
+    q.bwhere = [rng.choice([None, 0, 2]), rng.choice([None, 1, 3])]
+    # computed columns of the DDL: {name: the number in its expression}
+    q.comp = {}
+    if family in AGGREGATING and (kind == "computed" or rng.random() < 0.2):
+        q.comp = {c: rng.randint(2, 4) for c in rng.choice([["x"], ["kx"], ["x", "kx"]])}
+    if "kx" in q.comp:
+        q.keys[rng.randrange(len(q.keys))] = "kx"
+    # two-phase aggregation (a group job's needs mini-batch)
+    q.phase = family in AGGREGATING and (kind == "phase" or rng.random() < 0.25) and rng.random() < 0.6
+    q.minibatch = family == "group" and (kind == "phase" or q.phase)
+    # a statement set: a second INSERT (COUNT(*) per k into dst2) that no change touches
+    q.second = rng.random() < 0.2
+    q.keep = rng.choice(["first", "last"])  # deduplication: keep each key's first or last row ...
+    q.dorder = "ts"  # ... by this column (ts_ms, not a time attribute: a Top-1, another operator)
     q.aggs = []
     for _ in range(rng.randint(1, 3)):
         fn = rng.choice(["COUNT", "SUM", "SUM", "MIN", "MAX"])
         q.aggs.append(Agg(fn, rng.choice(["v", "w"]), 1 if expr and fn == "SUM" and rng.random() < 0.5 else None))
+    if "x" in q.comp:
+        q.aggs[rng.randrange(len(q.aggs))] = Agg(rng.choice(["SUM", "MIN", "MAX"]), "x")
     if kind == "expression" and not any(a.plus is not None for a in q.aggs):
         q.aggs.append(Agg("SUM", "v", 1))
+    if kind == "branch expression" and not any(a.arg == "v" and a.fn != "COUNT" for a in q.aggs):
+        q.aggs.append(Agg("SUM", "v"))  # an aggregate reads the branch's v (else the change is no state's)
     if kind == "arguments swapped":
         q.aggs = [Agg(fn, arg) for fn, arg in SWAP_BASE]
     if family == "over" and kind != "arguments swapped":
@@ -203,12 +331,16 @@ def draw_query(rng, family, expr, kind):
     q.null_safe = rng.random() < 0.3
     if family == "join":
         q.where = None
-    kind = rng.choice(WINDOW_KINDS)
+    wkind = rng.choice(WINDOW_KINDS)
     size = rng.choice([2000, 4000, 6000])
-    q.window = (kind, size, size if kind == "TUMBLE" else size // 2)
+    q.window = (wkind, size, size if wkind == "TUMBLE" else size // 2)
     q.out = [("key", i) for i in range(len(q.keys))]
     if family == "topn":
         q.out += [("order",), ("col", "id")]
+    elif family == "wtopn":
+        q.out += [("order",), ("col", "id"), ("ws",)]
+    elif family == "dedup":
+        q.out += [("col", "id"), ("col", "v")]
     elif family == "join":
         q.out += [("left",), ("right",)]
     elif family == "over":
@@ -216,12 +348,12 @@ def draw_query(rng, family, expr, kind):
     else:
         q.out += [("agg", i) for i in range(len(q.aggs))]
     if family == "window":
-        q.out += [("ws",)] + ([("we",)] if kind == "CUMULATE" or rng.random() < 0.5 else [])
+        q.out += [("ws",)] + ([("we",)] if wkind == "CUMULATE" or rng.random() < 0.5 else [])
     rng.shuffle(q.out)
     if kind == "arguments swapped":
         q.out = same_aggregate_order([("agg", i) for i in range(len(q.aggs))], q.out)
     q.aliases = ["c%d" % i for i in range(len(q.out))]
-    q.names = {c: c for c in RENAMED}
+    q.names = {c: c for c in list(RENAMED) + list(COMPUTED)}
     q.style = 0
     return q
 
@@ -253,28 +385,57 @@ def join_rows(q, rows):
     right = [r for r in rows if r["w"] % 2 == 1]
     out = []
     for a in left:
-        hits = [b for b in right if all(a[k] == b[k] for k in q.keys) and
+        hits = [b for b in right if all(a[k] == b[k] and (q.null_safe or a[k] is not None) for k in q.keys) and
                 (not q.bounds or a["ts_ms"] - 1000 * q.bounds[0] <= b["ts_ms"] <= a["ts_ms"] + 1000 * q.bounds[1])]
         out += [(a, b) for b in hits] or ([(a, None)] if q.join == "LEFT" else [])
     return out
 
 
-def window_sql(q):
+def window_sql(q, table):
     kind, size, slide = q.window
-    src = "TABLE src, DESCRIPTOR(ts), "
+    src = "TABLE %s, DESCRIPTOR(ts), " % table
     if kind == "TUMBLE":
         return "TUMBLE(%sINTERVAL '%d' SECOND)" % (src, size // 1000) if size % 1000 == 0 else \
             "TUMBLE(%sINTERVAL '%d' MILLISECOND)" % (src, size)
     return "%s(%sINTERVAL '%d' MILLISECOND, INTERVAL '%d' MILLISECOND)" % (kind, src, slide, size)
 
 
-def job_sql(q, live):
+def source_ddl(q, name, path, live):
     n = q.names
     monitor = ", 'source.monitor-interval' = '50ms'" if live else ""
-    ddl = ("CREATE TABLE src (id BIGINT, %s STRING, %s STRING, %s BIGINT, %s BIGINT, ts_ms BIGINT,\n"
-           "  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND\n"
-           ") WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'json'%s);\n"
-           % (n["k"], n["g"], n["v"], n["w"], monitor))
+    comp = "".join("  %s AS %s,\n" % (c, COMPUTED[c][0] % {"v": n["v"], "k": n["k"], "p": p})
+                   for c, p in sorted(q.comp.items()))
+    return ("CREATE TABLE %s (id BIGINT, %s STRING, %s STRING, %s BIGINT, %s BIGINT, ts_ms BIGINT,\n%s"
+            "  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND\n"
+            ") WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json'%s);\n"
+            % (name, n["k"], n["g"], n["v"], n["w"], comp, path, monitor))
+
+
+def union_view(q):
+    """The view u: src's rows and src2's, each branch with its WHERE and
+    its v (v + bplus)."""
+    n = q.names
+    branches = []
+    for i, table in enumerate(["src", "src2"]):
+        v = n["v"] if q.bplus[i] is None else "%s + %d AS %s" % (n["v"], q.bplus[i], n["v"])
+        cols = ", ".join(["id", n["k"], n["g"], v, n["w"], "ts_ms", "ts"] + sorted(q.comp))
+        where = "" if q.bwhere[i] is None else " WHERE " + rename_in(PREDICATES[q.bwhere[i]][0], n)
+        branches.append("SELECT %s FROM %s%s" % (cols, table, where))
+    return "CREATE TEMPORARY VIEW u AS\n%s;\n" % "\nUNION ALL\n".join(branches)
+
+
+def job_sql(q, live):
+    n = q.names
+    sets = ""
+    if q.minibatch:
+        sets += "SET 'table.exec.mini-batch.enabled' = 'true';\n"
+    if q.phase:
+        sets += "SET 'table.optimizer.agg-phase-strategy' = 'TWO_PHASE';\n"
+    ddl = source_ddl(q, "src", "in", live)
+    table = "src"
+    if q.union:
+        ddl += source_ddl(q, "src2", "in2", live) + union_view(q)
+        table = "u"
     sink = ("CREATE TABLE dst (%s)\nWITH ('connector' = 'filesystem', 'path' = 'out', "
             "'format' = 'debezium-json');\n"
             % ", ".join("%s %s" % (a, item_type(it)) for a, it in zip(q.aliases, q.out)))
@@ -283,11 +444,20 @@ def job_sql(q, live):
     where = "" if q.where is None else " WHERE " + rename_in(PREDICATES[q.where][0], n)
     if q.family == "window":
         body = "SELECT %s\nFROM TABLE(%s)%s\nGROUP BY %s, window_start, window_end" % (
-            items, window_sql(q), where, keys)
+            items, window_sql(q, table), where, keys)
     elif q.family == "topn":
         inner = "SELECT %s, %s, id, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s DESC, id) AS rn FROM src%s" % (
             keys, n[q.order], keys, n[q.order], where)
         body = "SELECT %s\nFROM (%s)\nWHERE rn <= %d" % (items, inner, q.n)
+    elif q.family == "wtopn":
+        inner = ("SELECT %s, %s, id, window_start, window_end, ROW_NUMBER() OVER (PARTITION BY window_start, "
+                 "window_end, %s ORDER BY %s DESC, id) AS rn FROM TABLE(%s)%s" % (
+                     keys, n[q.order], keys, n[q.order], window_sql(q, table), where))
+        body = "SELECT %s\nFROM (%s)\nWHERE rn <= %d" % (items, inner, q.n)
+    elif q.family == "dedup":
+        inner = "SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s%s) AS rn FROM src%s" % (
+            keys, q.dorder, " DESC" if q.keep == "last" else "", where)
+        body = "SELECT %s\nFROM (%s)\nWHERE rn = 1" % (items, inner)
     elif q.family == "over":
         body = "SELECT %s\nFROM src%s" % (items, where)
     elif q.family == "join":
@@ -297,8 +467,12 @@ def job_sql(q, live):
         body = ("SELECT %s\nFROM (SELECT * FROM src WHERE MOD(%s, 2) = 0) l\n%s JOIN "
                 "(SELECT * FROM src WHERE MOD(%s, 2) = 1) r ON %s" % (items, n["w"], q.join, n["w"], on))
     else:
-        body = "SELECT %s\nFROM src%s\nGROUP BY %s" % (items, where, keys)
-    text = ddl + sink + "INSERT INTO dst " + body + ";\n"
+        body = "SELECT %s\nFROM %s%s\nGROUP BY %s" % (items, table, where, keys)
+    text = sets + ddl + sink + "INSERT INTO dst " + body + ";\n"
+    if q.second:
+        text += ("CREATE TABLE dst2 (k STRING, n BIGINT)\nWITH ('connector' = 'filesystem', 'path' = 'out2', "
+                 "'format' = 'debezium-json');\nINSERT INTO dst2 SELECT %s, COUNT(*) FROM src GROUP BY %s;\n"
+                 % (n["k"], n["k"]))
     return restyle(text, q.style)
 
 
@@ -381,9 +555,9 @@ def draw_change(rng, q, kind):
         n.aggs[j] = Agg(q.aggs[j].fn, q.aggs[i].arg, q.aggs[j].plus)
         return n, "aggregates %s, %s -> %s, %s" % (q.aggs[i].sql(q.names), q.aggs[j].sql(q.names),
                                                    n.aggs[i].sql(n.names), n.aggs[j].sql(n.names)), \
-            ["aggregate columns"]
+            ["aggregate columns"] + (["column origins"] if q.phase else [])  # two phases: the partial columns
     if kind == "window":
-        if q.family != "window":
+        if q.family not in ("window", "wtopn"):
             return None
         k, size, slide = q.window
         if k == "TUMBLE" or rng.random() < 0.5:
@@ -392,7 +566,7 @@ def draw_change(rng, q, kind):
         else:
             slide = size // 4
         n.window = (k, size, slide)
-        return n, "window %s -> %s" % (q.window, n.window), ["size", "slide", "step", "max"]
+        return n, "window %s -> %s" % (q.window, n.window), ["size", "slide", "step", "max", "windows"]
     if kind == "n":
         n.n = q.n + rng.choice([-1, 1] if q.n > 1 else [1, 2])
         return n, "Top-%d -> Top-%d" % (q.n, n.n), ["ranks"]
@@ -414,7 +588,7 @@ def draw_change(rng, q, kind):
         n.null_safe = not q.null_safe
         return n, "null-safe keys %s -> %s" % (q.null_safe, n.null_safe), ["null-safe keys"]
     if kind == "window-kind":
-        if q.family != "window":
+        if q.family not in ("window", "wtopn"):
             return None
         k, size, slide = q.window
         nk = rng.choice([x for x in WINDOW_KINDS if x != k])
@@ -424,13 +598,41 @@ def draw_change(rng, q, kind):
         elif nk == "CUMULATE" and ("we",) not in n.out:
             n.out.append(("we",))
             n.aliases.append("c%d" % len(n.aliases))
-        return n, "window %s -> %s" % (q.window, n.window), ["not in the job"]
+        return n, "window %s -> %s" % (q.window, n.window), ["not in the job", "windows"]
     if kind == "rename":
-        used = set(q.keys) | ({q.order} if q.family == "topn" else set() if q.family == "join"
+        used = set(q.keys) | ({q.order} if q.family in ("topn", "wtopn") else set() if q.family in ("join", "dedup")
                              else {a.arg for a in q.aggs if a.fn != "COUNT"})
+        used = {{"kx": "k", "x": "v"}.get(c, c) for c in used}  # a computed column's is the column it reads
         c = rng.choice(sorted(used))
         n.names[c] = RENAMED[c]
         return n, "DDL column %s renamed %s" % (c, RENAMED[c]), ["columns", "column origins"]
+    if kind == "branch where":
+        if not q.union:
+            return None
+        i = rng.randrange(2)
+        n.bwhere[i] = rng.choice([x for x in [None] + list(range(len(PREDICATES))) if x != q.bwhere[i]])
+        return n, "branch %d's WHERE %s -> %s" % (i, q.bwhere[i], n.bwhere[i]), None
+    if kind == "branch expression":
+        if not q.union:
+            return None
+        i = rng.randrange(2)
+        n.bplus[i] = rng.choice([x for x in [None, 1, 2, 3] if x != q.bplus[i]])
+        return n, "branch %d's v + %s -> v + %s" % (i, q.bplus[i], n.bplus[i]), ["column origins"]
+    if kind == "computed":
+        if not q.comp:
+            return None
+        c = rng.choice(sorted(q.comp))
+        n.comp[c] = q.comp[c] + rng.choice([-1, 1])
+        return n, "computed column %s: %s -> %s" % (c, q.comp[c], n.comp[c]), ["column origins"]
+    if kind == "phase":
+        n.phase = not q.phase
+        return n, "agg-phase-strategy TWO_PHASE %s -> %s" % (q.phase, n.phase), PHASE_FIELDS
+    if kind == "keep":
+        n.keep = "last" if q.keep == "first" else "first"
+        return n, "keep %s row -> %s" % (q.keep, n.keep), ["order"]
+    if kind == "dedup order":
+        n.dorder = "ts_ms"
+        return n, "deduplication ORDER BY ts -> ts_ms (a Top-1)", ["not in the job"]
     raise ValueError(kind)
 
 
@@ -469,21 +671,44 @@ def windows_of(ts, window):
     return [(s, e) for e in range(s + slide, s + size + 1, slide) if ts < e]
 
 
+def reaching(q, rows):
+    """The rows that reach q's operator, as it sees them: with the DDL's
+    computed columns, through a UNION ALL's branch (its WHERE, its v),
+    past the query's WHERE."""
+    out = []
+    for r in rows:
+        r = dict(r)
+        for c, p in q.comp.items():
+            r[c] = COMPUTED[c][1](r, p)
+        if q.union:
+            b = r["src"]
+            if q.bwhere[b] is not None and not PREDICATES[q.bwhere[b]][1](r):
+                continue
+            if q.bplus[b] is not None and r["v"] is not None:
+                r["v"] += q.bplus[b]
+        if q.where is None or PREDICATES[q.where][1](r):
+            out.append(r)
+    return out
+
+
 def results(q_old, q_new, files):
     """{group: its rows}: a.json's rows under the old query's WHERE and
-    b.json's under the new one's, grouped by the (common) keys and window."""
+    b.json's under the new one's, grouped by the (common) keys and window.
+    A row of b.json joins only its windows that end after the watermark
+    that a.json left (its last time less the delay): the others fired
+    before it came (the restored job goes on from that watermark, and
+    b.json's late rows come first, before its own rows move it on)."""
     groups = collections.defaultdict(list)
-    for q, rows in ((q_old, files[0]), (q_new, files[1])):
-        pred = (lambda r: True) if q.where is None else PREDICATES[q.where][1]
-        for r in rows:
-            if not pred(r):
-                continue
+    wm = restored_watermarks(files[0])[0]
+    for i, (q, rows) in enumerate(((q_old, files[0]), (q_new, files[1]))):
+        for r in reaching(q, rows):
             key = tuple(r[k] for k in q_old.keys)
-            if q_old.family != "window":
+            if q_old.family not in ("window", "wtopn"):
                 groups[key].append(r)
             else:
                 for w in windows_of(r["ts_ms"], q_old.window):
-                    groups[key + w].append(r)
+                    if i == 0 or w[1] > wm:
+                        groups[key + w].append(r)
     return groups
 
 
@@ -500,9 +725,11 @@ def expected_rows(q, groups):
             out.append(project(q, g, rows))
         elif q.family == "join":
             out += [project(q, g, [a, b]) for a, b in join_rows(q, rows)]
-        elif q.family == "topn":
+        elif q.family in ("topn", "wtopn"):
             best = sorted(rows, key=lambda r: (-r[q.order], r["id"]))[:q.n]
             out += [project(q, g, [r]) for r in best]
+        elif q.family == "dedup":
+            out.append(project(q, g, [rows[0] if q.keep == "first" else rows[-1]]))
         else:
             out += [project(q, g, rows[max(0, i - q.frame):i + 1]) for i in range(len(rows))]
     return collections.Counter(out)
@@ -525,7 +752,7 @@ def project(q, group, rows):
             vals.append(ts_text(group[nk] if it[0] == "ws" else group[nk + 1]))
         else:
             v = q.aggs[it[1]].value(rows)
-            vals.append(v * 10 if it[0] == "agg10" else v)
+            vals.append(v * 10 if it[0] == "agg10" and v is not None else v)
     return tuple(vals)
 
 
@@ -578,12 +805,25 @@ def output_problems(case, q1, q2, files, first_names):
     names = diffrun.committed_files(case.path("out"))
     later = [x for x in names if x not in first_names]
     groups = results(q1, q2, files)
+    probs = second_problems(case, q1, files)
     if q1.family == "window":
-        return window_problems(q1, q2, groups, changes(case, first_names), changes(case, later))
+        return probs + window_problems(q1, q2, groups, changes(case, first_names), changes(case, later))
     all_changes = changes(case, first_names) + changes(case, later)
-    if q1.family == "over" and any(op != "c" for op, _ in all_changes):
-        return ["an OVER aggregation retracted a row"]
-    return changelog_problems(q2, groups, all_changes)
+    if q1.family in ("over", "wtopn") and any(op != "c" for op, _ in all_changes):
+        return probs + ["an append-only %s job retracted a row" % q1.family]
+    return probs + changelog_problems(q2, groups, all_changes)
+
+
+def second_problems(case, q, files):
+    """A statement set's second INSERT, which both queries have alike: its
+    final table (COUNT(*) per k of every row of src) from its changelog."""
+    if not q.second:
+        return []
+    want = collections.Counter(collections.Counter(r["k"] for f in files for r in f if r["src"] == 0).items())
+    got = collections.Counter()
+    for op, r in diffrun.debezium_changes(case.path("out2"), diffrun.committed_files(case.path("out2"))):
+        got[tuple(r.values())] += 1 if op == "c" else -1
+    return diffrun.multiset_problems("the second INSERT's final table", want, +got)
 
 
 # --------------------------------------------------------------------------
@@ -667,7 +907,7 @@ def snapshot(case):
     """Every file under out/, ckpt/ and sp/ with its bytes (but the lock
     that each run of a checkpoint folder takes, and a killed run leaves)."""
     files = {}
-    for top in ("out", "ckpt", "sp"):
+    for top in ("out", "out2", "ckpt", "sp"):
         for root, _, names in os.walk(case.path(top)):
             for x in names:
                 if x == ".weir.lock":
@@ -705,14 +945,17 @@ def refusal_problems(case, p, kind, fields, op, before):
 def run_case(case):
     rng = case.rng
     expr = os.environ.get("WEIR_RESTORECHG_EXPR", "1") == "1"
-    family = rng.choice(FAMILIES)
+    fams = diffrun.families(os.environ.get("WEIR_RESTORECHG_FAMILIES", ""), FAMILIES)
+    family = rng.choice([f for f in FAMILIES if f in fams])
     if rng.random() < 0.5:
         kind, compatible = rng.choice([k for k in COMPATIBLE if family in ONLY.get(k, {family})]), True
     else:
         kind, compatible = rng.choice([k for k in INCOMPATIBLE if family in ONLY.get(k, {family})
                                        and (expr or k != "expression")]), False
     q1 = draw_query(rng, family, expr, kind)
-    files = gen_rows(rng)
+    nulls = rng.random() < 0.3
+    late = family in ("window", "wtopn", "group", "topn") and rng.random() < 0.4
+    files = gen_rows(rng, q1, nulls, late)
     drawn = draw_change(rng, q1, kind)
     if drawn is None:  # not for this query (one key: no swap): a compatible rename instead
         kind, compatible = "alias", True
@@ -722,14 +965,22 @@ def run_case(case):
     p1, p2 = rng.choice([1, 2, 4]), rng.choice([1, 2, 4])
     b1, b2 = rng.random() < 0.3, rng.random() < 0.4
     st1, st2 = settings_argv(case, p1, b1), settings_argv(case, p2, b2)
-    case.note = "(%s, %s change: %s; p%d %s -%s-> p%d %s)" % (
-        family, "compatible" if compatible else "incompatible", what, p1, "rocksdb" if b1 else "memory",
-        stop, p2, "rocksdb" if b2 else "memory")
+    extras = [x for x, on in (("statement set", q1.second), ("union", q1.union),
+                              ("computed %s" % sorted(q1.comp), q1.comp),
+                              ("two-phase", q1.phase), ("NULLs", nulls), ("late rows", late)) if on]
+    case.note = "(%s%s, %s change: %s; p%d %s -%s-> p%d %s)" % (
+        family, "".join(" + " + x for x in extras), "compatible" if compatible else "incompatible", what, p1,
+        "rocksdb" if b1 else "memory", stop, p2, "rocksdb" if b2 else "memory")
     case.counts["%s cases" % family] += 1
+    case.counts["%s %s" % (family, "compatible" if compatible else "refused")] += 1
     case.counts["%s changes" % kind] += 1
+    for x in extras:
+        case.counts["with " + x.split(" [")[0]] += 1
     case.steps = []
-    os.mkdir(case.path("in"))
-    case.write("in/a.json", input_text(files[0]))
+    folders = ["in", "in2"] if q1.union else ["in"]
+    for i, d in enumerate(folders):
+        os.mkdir(case.path(d))
+        case.write(d + "/a.json", input_text([r for r in files[0] if r["src"] == i]))
     frm = first_run(case, q1, st1, stop)
     if frm is not None and not frm.startswith("/"):
         return [frm]
@@ -737,13 +988,15 @@ def run_case(case):
     if not whole(case, restore_at):
         return ["the checkpoint or savepoint to restore (%s) does not hold a.json whole" % restore_at]
     first_names = diffrun.committed_files(case.path("out"))
-    case.write("in/.b.json", input_text(files[1]))
-    os.rename(case.path("in/.b.json"), case.path("in/b.json"))
+    for i, d in enumerate(folders):
+        case.write(d + "/.b.json", input_text([r for r in files[1] if r["src"] == i]))
+        os.rename(case.path(d + "/.b.json"), case.path(d + "/b.json"))
     before = snapshot(case)
     p = restore(case, "job2", q2, st2, frm)
     case.write("steps.txt", "\n".join(case.steps) + "\n")
     op = {"window": "window[0]", "group": "GroupAggregate[0]", "topn": "Rank[0]", "over": "OverAggregate[0]",
-          "join": "IntervalJoin[0]" if q1.bounds else "Join[0]"}[family]
+          "join": "IntervalJoin[0]" if q1.bounds else "Join[0]", "dedup": "Deduplicate[0]",
+          "wtopn": "WindowRank[0]"}[family]
     if compatible:
         if p.returncode != 0:
             return ["a compatible change (%s) did not restore: %s" % (kind, diffrun.failed_run(p))]
@@ -764,7 +1017,7 @@ def run_case(case):
 
 
 def main():
-    return diffrun.main("restore_change_diff", run_case, jobs_env="WEIR_RESTORECHG_JOBS", jobs=10, asan_jobs=3,
+    return diffrun.main("restore_change_diff", run_case, jobs_env="WEIR_RESTORECHG_JOBS", jobs=14, asan_jobs=3,
                         one_env="WEIR_RESTORECHG_CASE", unit="cases", out_env="WEIR_RESTORECHG_OUT",
                         max_failures=5, timeout=60)
 

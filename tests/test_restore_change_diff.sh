@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # tests/test_restore_change_diff.sh WEIR SOURCE_DIR - randomized differential
 # test of restoring into a changed query (tests/restore_change_diff.py): a
-# window, group, Top-N, OVER or join job stopped with a checkpoint or
+# window, group, Top-N, OVER, join, deduplication or window Top-N job (a
+# UNION ALL, computed columns, two phases, NULLs, late rows, a second
+# INSERT drawn beside) stopped with a checkpoint or
 # savepoint that holds its first input file whole restores into a
 # compatible change (aliases, WHERE, final columns, style, parallelism,
 # backend) with the oracle's exact result, or is refused for an
 # incompatible one (keys, aggregates, window, N, frame, join type and
-# bounds, null-safe keys, a renamed source column) without touching the
+# bounds, null-safe keys, a renamed source column, first/last row, a window
+# Top-N's windows, a union branch's or computed column's expression, the
+# aggregation phases) without touching the
 # output or the checkpoint, after which the old query still restores
 # exactly.
-# Bounded: WEIR_RESTORECHG_JOBS cases (default 10; 3 under ASan). The seed
+# Bounded: WEIR_RESTORECHG_JOBS cases (default 14; 3 under ASan). The seed
 # is printed; WEIR_SEED=S replays a run, WEIR_RESTORECHG_CASE=i one case.
 # Failing cases are kept under WEIR_RESTORECHG_OUT (default ./restore_change_diff_failures).
 set -u

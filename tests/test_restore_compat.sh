@@ -310,6 +310,16 @@ INSERT INTO nj SELECT a.s, b.s FROM (SELECT k, SUM(v) AS s FROM src GROUP BY k) 
 JOIN (SELECT k, SUM(v) AS s FROM dim GROUP BY k) b ON a.k = b.k;
 INSERT INTO top_out SELECT k, v, rn FROM (
   SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM src) WHERE rn <= 3;
+INSERT INTO nj SELECT v, ts_ms FROM (
+  SELECT k, v, ts_ms, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY v DESC) AS rn
+  FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '4' SECOND))) WHERE rn <= 2;
+INSERT INTO nj SELECT v, ts_ms FROM (
+  SELECT k, v, ts_ms, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k ORDER BY ts DESC) AS rn
+  FROM TABLE(HOP(TABLE dim, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '6' SECOND))) WHERE rn = 1;
+INSERT INTO nj SELECT l.v, r.v FROM
+  (SELECT * FROM TABLE(CUMULATE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND))) l
+  JOIN (SELECT * FROM TABLE(CUMULATE(TABLE dim, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND))) r
+  ON l.k = r.k AND l.window_start = r.window_start AND l.window_end = r.window_end;
 SQL
 "$WEIR" run bounds.sql > /dev/null 2> log || { cat log; fail "the interval join / Top-N job failed"; }
 refused_after bounds.sql "s/dim.ts - INTERVAL '5' SECOND/dim.ts - INTERVAL '10' SECOND/" "IntervalJoin\[0\]: join bounds interval \[-5000, 0\] ms in the checkpoint, interval \[-10000, 0\] ms now" \
@@ -324,6 +334,23 @@ refused_after bounds.sql "s/U.v >= PREV(U.v), D/U.v >= PREV(U.v) AND U.v < FIRST
     "a DEFINE that needs other running values"
 refused_after bounds.sql "s/ON a.k = b.k/ON a.k IS NOT DISTINCT FROM b.k/" "Join\[0\]: null-safe keys none in the checkpoint, 0 now" \
     "a join on IS NOT DISTINCT FROM restored from one on ="
+# A window Top-N's, a window deduplication's and a window join's state is
+# keyed by the bounds of the input's windows (whose column origins name
+# the columns alone): rows kept for other windows would fire under bounds
+# no window of the job has.
+refused_after bounds.sql "s/INTERVAL '4' SECOND/INTERVAL '8' SECOND/" "WindowRank\[0\]: windows TUMBLE size=4000 in the checkpoint, TUMBLE size=8000 now" \
+    "a window Top-N of 8 s windows restored from one of 4 s"
+refused_after bounds.sql "s/INTERVAL '2' SECOND, INTERVAL '6' SECOND/INTERVAL '3' SECOND, INTERVAL '6' SECOND/" "WindowDeduplicate\[0\]: windows HOP size=6000 slide=2000 in the checkpoint, HOP size=6000 slide=3000 now" \
+    "a window deduplication of another slide"
+refused_after bounds.sql "s/TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '4' SECOND))/TABLE(CUMULATE(TABLE src, DESCRIPTOR(ts), INTERVAL '2' SECOND, INTERVAL '4' SECOND))/" "WindowRank\[0\]: windows TUMBLE size=4000 in the checkpoint, CUMULATE size=4000 step=2000 now" \
+    "a window Top-N of cumulating windows restored from one of tumbling ones"
+refused_after bounds.sql "s/INTERVAL '1' SECOND, INTERVAL '3' SECOND/INTERVAL '1' SECOND, INTERVAL '4' SECOND/g" "WindowJoin\[0\]: windows CUMULATE size=3000 step=1000 in the checkpoint, CUMULATE size=4000 step=1000 now" \
+    "a window join of larger windows"
+# A checkpoint of a weir that did not record the windows restores.
+meta=$(ls -d ckpt/chk-* | sort -t- -k2 -n | tail -1)/_metadata
+[ "$(without_field "$meta" 'windows')" = 3 ] || fail "the window Top-N's, deduplication's and join's fingerprints do not name their windows"
+"$WEIR" run bounds.sql > /dev/null 2> log || { cat log; fail "a checkpoint without windows was refused"; }
+grep -q "restoring from checkpoint" log || fail "the checkpoint without windows did not restore"
 
 # A checkpoint of the join's whole rows (what weir stored before it kept
 # only the columns read above a join; the projection below joins turned

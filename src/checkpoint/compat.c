@@ -36,7 +36,7 @@
  * Others, in a checkpoint written before weir recorded them: "key
  * columns" (the positions of a keyed input's key), "columns" (an input's
  * column names), a join's "join", "join bounds" and "null-safe keys", a
- * Top-N's "ranks", "aggregate columns", an OVER aggregation's "frame", a
+ * Top-N's "ranks", a window Top-N's or window join's "windows", "aggregate columns", an OVER aggregation's "frame", a
  * MATCH_RECOGNIZE's "pattern" and "running values", an input's "column
  * origins"; the rest is compared then. Where both have an input's column
  * origins, its column names ("columns") are not compared: an alias on the
@@ -146,7 +146,7 @@ static bool unrecorded(const char *field)
     static const char *const later[] = {WEIR__KEY_COLUMNS_FIELD, WEIR__COLUMNS_FIELD, WEIR__JOIN_FIELD,
                                         WEIR__JOIN_BOUNDS_FIELD, WEIR__NULL_SAFE_KEYS_FIELD, WEIR__RANKS_FIELD,
                                         WEIR__AGGREGATE_COLUMNS_FIELD, WEIR__FRAME_FIELD, WEIR__PATTERN_FIELD,
-                                        WEIR__RUNNING_VALUES_FIELD, WEIR__ORIGINS_FIELD};
+                                        WEIR__RUNNING_VALUES_FIELD, WEIR__ORIGINS_FIELD, WEIR__WINDOWS_FIELD};
     for (size_t i = 0; i < sizeof later / sizeof *later; i++)
         if (is_field(field, later[i]))
             return true;

@@ -620,26 +620,6 @@ static bool same_window(const weir_window_assigner *a, const weir_window_assigne
            a->offset_ms == b->offset_ms && a->gap_ms == b->gap_ms && a->max_length_ms == b->max_length_ms;
 }
 
-static void window_text(const weir_window_assigner *a, char *buf, size_t cap)
-{
-    static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
-    switch (a->kind) {
-    case WEIR_WINDOW_TUMBLING: snprintf(buf, cap, "TUMBLE size=%lld", (long long)a->size_ms); break;
-    case WEIR_WINDOW_HOPPING:
-        snprintf(buf, cap, "HOP size=%lld slide=%lld", (long long)a->size_ms, (long long)a->slide_ms);
-        break;
-    case WEIR_WINDOW_CUMULATING:
-        snprintf(buf, cap, "CUMULATE size=%lld step=%lld", (long long)a->size_ms, (long long)a->slide_ms);
-        break;
-    case WEIR_WINDOW_SESSION: snprintf(buf, cap, "SESSION gap=%lld", (long long)a->gap_ms); break;
-    default: snprintf(buf, cap, "%s", kinds[a->kind]); break;
-    }
-    if (a->offset_ms && a->kind != WEIR_WINDOW_SESSION) {
-        size_t n = strlen(buf);
-        snprintf(buf + n, cap - n, " offset=%lld", (long long)a->offset_ms);
-    }
-}
-
 /*
  * A window join (Flink's): both inputs append-only with window properties
  * (window aggregation or window join outputs), and key pairs equating
@@ -671,8 +651,8 @@ static int window_join_check(plan_ctx *pc, const weir_sql_table_ref *ref, const 
                           pc->time_zone ? pc->time_zone : "UTC");
     if (!same_window(&wl->assigner, &wr->assigner)) {
         char a[96], b[96];
-        window_text(&wl->assigner, a, sizeof a);
-        window_text(&wr->assigner, b, sizeof b);
+        plan_window_text(&wl->assigner, a, sizeof a);
+        plan_window_text(&wr->assigner, b, sizeof b);
         return plan_error(pc, ref->u.join.op_loc, WEIR_EPLAN,
                           "a window join needs the same window on both sides, not %s on the left and %s on the "
                           "right",
@@ -709,6 +689,8 @@ static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
     /* its timers are at the instants of local window ends: a restore in another zone would misread them */
     if (wc.time_zone && (rc = weir_job_describe_state(pc->job, j->s, "time-zone", wc.time_zone)))
         return rc;
+    if ((rc = plan_describe_windows(pc, j->s, &sd[0].r.wprops.assigner)))
+        return rc;
     /*
      * Append-only; rows carry time end - 1. The window properties (and
      * window_time as the time attribute) of a side whose columns are never
@@ -730,7 +712,7 @@ static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
     char rbuf[512] = "", wbuf[96];
     if (residual)
         weir_expr_format(residual, rbuf, sizeof rbuf);
-    window_text(&sd[0].r.wprops.assigner, wbuf, sizeof wbuf);
+    plan_window_text(&sd[0].r.wprops.assigner, wbuf, sizeof wbuf);
     weir_buf_printf(&pc->explain, "  WindowJoin[%d]: %s on %s%s%s (window: %s%s%s)\n", j->s.node,
                     weir_join_type_name(type), (char *)keytext->data, residual ? " where " : "", rbuf, wbuf,
                     wc.time_zone ? " time-zone=" : "", wc.time_zone ? wc.time_zone : "");

@@ -345,6 +345,33 @@ int plan_describe_table(plan_ctx *pc, weir_stream s, const cat_table *t)
     return rc;
 }
 
+void plan_window_text(const weir_window_assigner *a, char *buf, size_t cap)
+{
+    static const char *kinds[] = {"TUMBLE", "HOP", "CUMULATE", "SESSION", "GLOBAL"};
+    switch (a->kind) {
+    case WEIR_WINDOW_TUMBLING: snprintf(buf, cap, "TUMBLE size=%lld", (long long)a->size_ms); break;
+    case WEIR_WINDOW_HOPPING:
+        snprintf(buf, cap, "HOP size=%lld slide=%lld", (long long)a->size_ms, (long long)a->slide_ms);
+        break;
+    case WEIR_WINDOW_CUMULATING:
+        snprintf(buf, cap, "CUMULATE size=%lld step=%lld", (long long)a->size_ms, (long long)a->slide_ms);
+        break;
+    case WEIR_WINDOW_SESSION: snprintf(buf, cap, "SESSION gap=%lld", (long long)a->gap_ms); break;
+    default: snprintf(buf, cap, "%s", kinds[a->kind]); break;
+    }
+    if (a->offset_ms && a->kind != WEIR_WINDOW_SESSION) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, cap - n, " offset=%lld", (long long)a->offset_ms);
+    }
+}
+
+int plan_describe_windows(plan_ctx *pc, weir_stream s, const weir_window_assigner *a)
+{
+    char v[128];
+    plan_window_text(a, v, sizeof v);
+    return weir_job_describe_state(pc->job, s, WEIR__WINDOWS_FIELD, v);
+}
+
 int plan_sink_table(plan_ctx *pc, cat_table *t, rel *r, weir_sql_loc loc)
 {
     const weir_schema *ts = t->physical;

@@ -391,6 +391,16 @@ int plan_ensure_job(plan_ctx *pc);
  * state refers to (connector, path, format, topic).
  */
 int plan_describe_table(plan_ctx *pc, weir_stream s, const cat_table *t);
+/* "TUMBLE size=4000", "HOP size=4000 slide=2000 offset=500": window a, for messages and fingerprints. */
+void plan_window_text(const weir_window_assigner *a, char *buf, size_t cap);
+/*
+ * Records in the fingerprint of node s, a window Top-N, window
+ * deduplication or window join, the windows whose bounds key its state
+ * ("windows: TUMBLE size=4000"): a checkpoint of other windows would fire
+ * its rows under bounds no window of the job has. (The bounds' column
+ * origins name the columns, not the windows that set them.)
+ */
+int plan_describe_windows(plan_ctx *pc, weir_stream s, const weir_window_assigner *a);
 
 /* bookkeeping */
 weir_schema *plan_new_schema(plan_ctx *pc);

@@ -424,6 +424,8 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     /* the append-only Top-N keeps its best rows only, and what each keeps has been emitted under its numbering */
     if (!rc)
         rc = describe_ranks(pc, out->s, &rc_);
+    if (!rc && windowed)
+        rc = plan_describe_windows(pc, out->s, &r.wprops.assigner);
     /* the retractable Top-N keeps every row, the append-only one its best rows: neither reads the other's state */
     if (!rc && rc_.retract)
         rc = weir_job_describe_state(pc->job, out->s, "strategy", "retract");

@@ -321,6 +321,9 @@ bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx);
 #define WEIR__FRAME_FIELD "frame"
 #define WEIR__PATTERN_FIELD "pattern"
 #define WEIR__RUNNING_VALUES_FIELD "running values"
+/* The windows whose bounds key a window Top-N's, window deduplication's or
+ * window join's state ("windows: HOP size=4000 slide=2000"). */
+#define WEIR__WINDOWS_FIELD "windows"
 /* What an input's columns are computed from (runtime/origins.c): where a
  * checkpoint has it, it is compared instead of the columns' names, which
  * an alias on the way may change ("column origins: "usr", (+:BIGINT "v" 1)"). */
