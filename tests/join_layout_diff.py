@@ -53,7 +53,15 @@ now and then not at all):
                (SELECT r.k FROM r [WHERE the other keys, correlated]): the
                semi and anti joins' map entries with their counts
 
-run at parallelism 1, 2 or 4 and batch size 1, 7 or 1024. In about
+In about one job in six r is a debezium-json changelog instead (each row
+inserted, now and then followed by an update of a row still there - new
+keys and v, the same id - or its delete), keyed mostly by a DOUBLE k0
+drawn from 0.0, -0.0, NaN and 1.5: its rows are map entries, updated and
+removed by their bytes while the key meets -0.0 with 0.0; its queries are
+regular and semi joins only, and their final rows must be the oracle's
+over the rows r has at the end.
+
+Each job runs at parallelism 1, 2 or 4 and batch size 1, 7 or 1024. In about
 three cases in ten the job is stopped with a checkpoint mid-input
 (SIGTERM once a checkpoint holds the first part of both inputs read
 whole) and run to the end from it, at another parallelism, after the
@@ -77,7 +85,7 @@ aggregation's rows come in time order, so none is late either.
 
 Usage: join_layout_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
 Environment: WEIR_SEED replays a run; WEIR_LAYOUT_JOBS sets the count,
-WEIR_LAYOUT_JOB=i runs one job (defaults: 30 jobs, 8 under ASan).
+WEIR_LAYOUT_JOB=i runs one job (defaults: 30 jobs, 16 under ASan).
 """
 
 import base64
@@ -227,7 +235,8 @@ def out_value(t, text):
         m = re.fullmatch(r"(\d\d):(\d\d):(\d\d)(?:\.(\d{1,3}))?", text)
         if not m or (m.group(4) or "1")[-1] == "0":
             raise ValueError("not a TIME as weir writes it: %r" % text)
-        return ((int(m.group(1)) * 60 + int(m.group(2))) * 60 + int(m.group(3))) * 1000 + int((m.group(4) or "0").ljust(3, "0"))
+        h, mi, sec = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        return ((h * 60 + mi) * 60 + sec) * 1000 + int((m.group(4) or "0").ljust(3, "0"))
     if k in ("BYTES", "VARBINARY", "BINARY"):
         return base64.b64decode(text, validate=True)
     return text
@@ -298,11 +307,14 @@ def key_conds(rng, keys, kk, nsafe_ok):
     return conds
 
 
-def gen_query(rng, keys, sides, kk, time_key, mirror=None):
+def gen_query(rng, keys, sides, kk, time_key, mirror=None, changelog=False):
     """A random query; time_key: a bounded one whose time is a key, where the bounds allow
-    (mirror: l the join's right input, or its left; None: either)."""
+    (mirror: l the join's right input, or its left; None: either); changelog: r
+    updates (regular and semi joins only)."""
     kinds = ["regular", "regular", "regular", "interval", "bounded", "bounded", "semi", "semi"]
-    if any(t[0] == "DOUBLE" for t in keys):
+    if changelog:
+        kinds = ["regular", "regular", "regular", "semi", "semi"]
+    if any(t[0] == "DOUBLE" for t in keys) and not changelog:
         # a window aggregation's GROUP BY takes -0.0 and 0.0 for one group (and one NaN group)
         kinds.remove("bounded")
         time_key = False
@@ -469,15 +481,16 @@ def expected(q, lrows, rrows, sides, pairs=None):
 # --------------------------------------------------------------------------
 # Running
 
-def table_sql(name, cols, watched):
+def table_sql(name, cols, watched, fmt="json"):
     return ("CREATE TABLE %s (%s, WATERMARK FOR ts AS ts) WITH ('connector' = 'filesystem', 'path' = '%s', "
-            "'format' = 'json'%s);" % (name, ", ".join("%s %s" % (c.name, sql_type(c.t)) for c in cols), name,
-                                      ", 'source.monitor-interval' = '20ms'" if watched else ""))
+            "'format' = '%s'%s);" % (name, ", ".join("%s %s" % (c.name, sql_type(c.t)) for c in cols), name, fmt,
+                                     ", 'source.monitor-interval' = '20ms'" if watched else ""))
 
 
-def job_sql(case, sides, queries, watched):
+def job_sql(case, sides, queries, watched, changelog=False):
     sql = ["-- join_layout_diff seed %d job %d" % (case.seed, case.index),
-           table_sql("l", sides["l"], watched), table_sql("r", sides["r"], watched)]
+           table_sql("l", sides["l"], watched), table_sql("r", sides["r"], watched,
+                                                          "debezium-json" if changelog else "json")]
     for qi, q in enumerate(queries):
         sql.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
                    "'format' = 'debezium-json');"
@@ -495,6 +508,38 @@ def write_rows(case, side, cols, rows, name):
         for r in rows:
             f.write(json.dumps({c.name: json_value(c.t, r[c.name]) for c in cols}) + "\n")
     os.rename(tmp, case.path(side, name))
+
+
+def gen_changes(rng, rows, side_cols, pools, kk):
+    """r as a changelog: each row inserted, now and then followed by an update
+    of a row still there (new keys and v, the same id) or its delete. The
+    changes (op, before, after) and the rows left at the end."""
+    live, changes = [], []
+    for r in rows:
+        changes.append(("c", None, r))
+        live.append(r)
+        while live and rng.random() < 0.35:
+            i = rng.randrange(len(live))
+            if rng.random() < 0.7:
+                new = dict(live[i], v=rng.choice(["p", "q", "", None]))
+                for c in side_cols:
+                    if c.name.startswith("k"):
+                        ki = int(c.name[1:]) if c.name != "kk" else kk[1]
+                        new[c.name] = None if rng.random() < 0.12 else rng.choice(pools[ki])
+                changes.append(("u", live[i], new))
+                live[i] = new
+            else:
+                changes.append(("d", live.pop(i), None))
+    return changes, live
+
+
+def write_changes(case, side, cols, changes, name):
+    os.makedirs(case.path(side), exist_ok=True)
+    with open(case.path(side, name), "w") as f:
+        for op, before, after in changes:
+            f.write(json.dumps({"before": before and {c.name: json_value(c.t, before[c.name]) for c in cols},
+                                "after": after and {c.name: json_value(c.t, after[c.name]) for c in cols},
+                                "op": op}) + "\n")
 
 
 def completed(case):
@@ -546,8 +591,18 @@ def run_case(case):
     rng = case.rng
     n_l, n_r = rng.randint(0, 30), rng.randint(0, 30)
     restore = rng.random() < 0.3 and n_l > 1 and n_r > 1
+    # r a debezium-json changelog: its rows stored in map entries, updated and
+    # deleted by their bytes; keyed mostly by a DOUBLE (-0.0 and 0.0 one key, NaN)
+    changelog = not restore and rng.random() < 0.25
     keys, sides, kk = draw_tables(rng)
+    if changelog and rng.random() < 0.7:
+        keys[0] = ("DOUBLE",)
+        for s in "lr":
+            sides[s] = [Col(c.name, ("DOUBLE",)) if c.name == "k0" or (c.name == "kk" and kk[1] == 0) else c
+                        for c in sides[s]]
     pools = [value_pool(rng, t) for t in keys]
+    if changelog and keys[0] == ("DOUBLE",):
+        pools[0] = [0.0, -0.0, float("nan"), 1.5]
     if restore:
         # keys that meet often: rows that wait across the restore (the time spreads q0's and q1's keys)
         pools = [p[:rng.choice([1, 2])] for p in pools]
@@ -556,8 +611,10 @@ def run_case(case):
     rrows = gen_rows(rng, sides["r"], pools, kk, n_r, 1001, base, rng.randint(0, 5))
     # stopped and restored: q0 and q1 join on the time (l.ts = a.ws), l once each side of the join
     first = rng.random() < 0.5
-    queries = [gen_query(rng, keys, sides, kk, restore and i < 2, first == (i == 0) if i < 2 else None)
+    queries = [gen_query(rng, keys, sides, kk, restore and i < 2, first == (i == 0) if i < 2 else None, changelog)
                for i in range(rng.randint(3, 6))]
+    if changelog:
+        changes, rrows = gen_changes(rng, rrows, sides["r"], pools, kk)
     par, batch = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024])
     if restore and rng.random() < 0.8:
         # small batches: the watermark goes on between the windows firing after the
@@ -566,8 +623,8 @@ def run_case(case):
     case.note = "(keys %s%s, ts %s from %s, parallelism %d, batch %d%s)" % (
         ", ".join(sql_type(t) for t in keys), ", kk on %s of k%d" % kk if kk else "",
         sql_type(sides["l"][[c.name for c in sides["l"]].index("ts")].t), ts_text(base), par, batch,
-        ", stopped and restored" if restore else "")
-    case.write("job.sql", job_sql(case, sides, queries, False))
+        ", stopped and restored" if restore else ", r a changelog" if changelog else "")
+    case.write("job.sql", job_sql(case, sides, queries, False, changelog))
     if restore:
         cut_l, cut_r = rng.randint(1, n_l - 1), rng.randint(1, n_r - 1)
         if rng.random() < 0.85:
@@ -598,7 +655,12 @@ def run_case(case):
         opts = ["-D", "state.checkpoints.dir=ckpt"] + diffrun.engine_options(case, par, batch, rng.random() < 0.4)
     else:
         write_rows(case, "l", sides["l"], lrows, "part0.json")
-        write_rows(case, "r", sides["r"], rrows, "part0.json")
+        if changelog:
+            write_changes(case, "r", sides["r"], changes, "part0.json")
+            case.counts["r a changelog"] += 1
+            case.counts["r's updates and deletes"] += sum(op != "c" for op, _, _ in changes)
+        else:
+            write_rows(case, "r", sides["r"], rrows, "part0.json")
         opts = diffrun.engine_options(case, par, batch)
     p = case.run_weir(["run", "job.sql"] + opts)
     if p.returncode != 0:
@@ -624,7 +686,7 @@ def run_case(case):
 
 
 def main():
-    return diffrun.main("join_layout_diff", run_case, jobs_env="WEIR_LAYOUT_JOBS", jobs=30, asan_jobs=8,
+    return diffrun.main("join_layout_diff", run_case, jobs_env="WEIR_LAYOUT_JOBS", jobs=30, asan_jobs=16,
                         one_env="WEIR_LAYOUT_JOB", unit="jobs")
 
 
