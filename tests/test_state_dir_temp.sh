@@ -9,7 +9,7 @@ set -u
 WEIR=$1
 T=$(mktemp -d /tmp/weir-state-dir-temp-XXXXXX)
 pid=
-trap '[ -n "$pid" ] && kill -9 "$pid" 2> /dev/null; rm -rf "$T"' EXIT
+trap '[ -n "$pid" ] && { pkill -9 -P "$pid"; kill -9 "$pid"; } 2> /dev/null; rm -rf "$T"' EXIT
 cd "$T" || exit 1
 fail() { echo "FAIL: $*"; [ -f log ] && tail -5 log; exit 1; }
 mkdir tmp
@@ -87,7 +87,7 @@ pid=
 mkdir tmp/weir-restore-Killed tmp/weir-restore-Living
 echo 99999999 > tmp/weir-restore-Killed.owner
 echo 1 > tmp/weir-restore-Living.owner
-flock tmp/weir-restore-Living.owner sleep 600 &
+flock tmp/weir-restore-Living.owner sleep 600 > /dev/null 2>&1 &
 pid=$!
 TMPDIR=$T/tmp "$WEIR" run grow.sql -D state.backend.type=memory -D state.checkpoints.dir=ck \
     -D execution.checkpointing.interval=100ms > restore.log 2>&1 &
@@ -99,6 +99,7 @@ grep -q "restoring from checkpoint" restore.log || fail "the memory backend did 
 grep -q "ERROR" restore.log && fail "the restore failed: $(grep ERROR restore.log | head -3)"
 [ -e tmp/weir-restore-Killed ] && fail "the folder of a killed restore stayed"
 [ -d tmp/weir-restore-Living ] || fail "a restore removed the folder of another one still running"
+pkill -9 -P "$pid"
 kill -9 "$pid"
 wait "$pid" 2> /dev/null
 pid=
