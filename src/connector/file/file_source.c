@@ -54,7 +54,7 @@
  * 'source.read-mode' = 'read') is read through a read-only mapping instead
  * of the read buffer: the decoder reads the records where the page cache
  * holds them, with no copy. The reader maps a window of the file (at most
- * MAP_WINDOW bytes, up to the size at open and, for a byte range, to its
+ * map_window_bytes, 64 MiB by default, up to the size at open and, for a byte range, to its
  * end plus the tail of its last record) and slides it along, unmapping what
  * it has read. What the decoder sees at a time is the same as with the
  * read buffer (the buffer's size, grown the same way), so framing, record
@@ -92,9 +92,7 @@
 #define DEFAULT_MAX_RECORD (16u << 20)
 #define DEAD_LETTER_RAW_MAX (64u << 10)
 /* The most of a file a reader maps at a time (see "Mapping" above). */
-#ifndef MAP_WINDOW
-#define MAP_WINDOW ((size_t)64 << 20)
-#endif
+#define DEFAULT_MAP_WINDOW ((size_t)64 << 20)
 
 /* The metadata a METADATA column reads (FROM 'key'). */
 typedef enum file_meta_kind {
@@ -546,6 +544,8 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
         a->cfg.read_buffer_bytes = 64;
     if (!a->cfg.max_record_bytes)
         a->cfg.max_record_bytes = DEFAULT_MAX_RECORD;
+    if (!a->cfg.map_window_bytes)
+        a->cfg.map_window_bytes = DEFAULT_MAP_WINDOW;
     a->cfg.partition_keys = NULL;
     a->cfg.partition_default_name = NULL;
     a->cfg.partition_filter = NULL;
@@ -1382,6 +1382,7 @@ static int unmap_to_read(file_reader *r, weir_error *err)
         munmap(r->map, r->map_len);
     r->map = NULL;
     r->map_len = 0;
+    weir__sigbus_move(&r->guard, NULL, 0); /* the range may be reused */
     r->mem = r->buf = m;
     r->cap = cap;
     r->mapped = false;
@@ -1390,7 +1391,7 @@ static int unmap_to_read(file_reader *r, weir_error *err)
 
 /*
  * Maps a new window that starts at the page of file_off and reaches at
- * least need_end: MAP_WINDOW bytes, but not past the size at open nor, for
+ * least need_end: map_window_bytes, but not past the size at open nor, for
  * a byte range, past its end and the tail of its last record. The old
  * window (what has been read) is unmapped. A window that cannot be mapped
  * ends the mapping: the reader goes on with pread.
@@ -1402,7 +1403,9 @@ static int map_window(file_reader *r, uint64_t need_end, weir_error *err)
     uint64_t lim = r->size;
     if (r->split->end != UINT64_MAX && r->split->end + RANGE_TAIL_READ < lim)
         lim = r->split->end + RANGE_TAIL_READ;
-    uint64_t we = ws + MAP_WINDOW < lim ? ws + MAP_WINDOW : lim;
+    uint64_t we = ws + r->src->arg->cfg.map_window_bytes;
+    if (we > lim)
+        we = lim;
     if (we < need_end)
         we = need_end;
     size_t n = (size_t)(we - ws);
