@@ -1527,10 +1527,11 @@ static int align(file_reader *r, uint64_t off, weir_error *err)
 }
 
 /*
- * The shrunk-file error of a load that faulted in the window. The offset
- * is where the file now ends when that is before the fault (the page that
- * holds the end reads zeros, a framing scan goes on to the next page), as
- * the read path names where its pread found nothing.
+ * The shrunk-file error of a load that faulted in the window, naming where
+ * the reader found its bytes missing, as the read path names where its
+ * pread found nothing: the fault, or the file's new end when that is
+ * before it (the page that holds the end reads zeros, and a framing scan
+ * goes on to the next page), but not before the record being read.
  */
 static int shrunk_at_fault(file_reader *r, weir_error *err)
 {
@@ -1541,6 +1542,8 @@ static int shrunk_at_fault(file_reader *r, weir_error *err)
     uint64_t now;
     if (file_size(r->src, r->split->path, &now) == 0 && now < at)
         at = now;
+    if (at < r->file_off + r->pos)
+        at = r->file_off + r->pos;
     return shrunk(r, at, err);
 }
 
