@@ -56,7 +56,7 @@
  * holds them, with no copy. The reader maps a window of the file (at most
  * map_window_bytes, 64 MiB by default, up to the size at open and, for a byte range, to its
  * end plus the tail of its last record) and slides it along, unmapping what
- * it has read. What the decoder sees at a time is the same as with the
+ * it has read (every UNMAP_STEP bytes). What the decoder sees at a time is the same as with the
  * read buffer (the buffer's size, grown the same way), so framing, record
  * limits and positions are those of the read path; only the copy is gone.
  * A file that cannot be mapped is read as before. A file that shrinks under
@@ -93,6 +93,8 @@
 #define DEAD_LETTER_RAW_MAX (64u << 10)
 /* The most of a file a reader maps at a time (see "Mapping" above). */
 #define DEFAULT_MAP_WINDOW ((size_t)64 << 20)
+/* A mapped reader unmaps what it has read once it is this much. */
+#define UNMAP_STEP ((size_t)2 << 20)
 
 /* The metadata a METADATA column reads (FROM 'key'). */
 typedef enum file_meta_kind {
@@ -1434,6 +1436,18 @@ static int refill_map(file_reader *r, weir_error *err)
     r->file_off += r->pos;
     r->len -= r->pos;
     r->pos = 0;
+    /* Unmap what has been read, a few MiB at a time: the mapping holds
+     * (and the process's resident size counts) little more than the bytes
+     * still to be read, whatever the window's size. */
+    uint64_t behind = r->map ? r->file_off - r->map_off : 0;
+    if (behind >= UNMAP_STEP && behind < r->map_len) {
+        size_t cut = (size_t)(behind - behind % (uint64_t)sysconf(_SC_PAGESIZE));
+        munmap(r->map, cut);
+        r->map += cut;
+        r->map_off += cut;
+        r->map_len -= cut;
+        weir__sigbus_move(&r->guard, r->map, r->map_len);
+    }
     if (r->len == r->cap)
         r->cap = grown_cap(r);
     uint64_t at = r->file_off + r->len;
