@@ -1865,13 +1865,13 @@ static int dead_letter(file_reader *r, const char *rec, size_t rec_len,
     return 0;
 }
 
+static int still_there(file_reader *r, uint64_t upto, weir_error *err);
+
 /*
  * Applies the bad-input policy to the record at buf[pos, pos+rec_len) that
  * failed at byte derr->pos. Returns 0 when the record may be consumed, or
  * the error to return (the record is then left in place).
  */
-static int still_there(file_reader *r, uint64_t upto, weir_error *err);
-
 static int bad_record(file_reader *r, size_t rec_len,
                       const weir_decode_error *derr, weir_error *err)
 {
