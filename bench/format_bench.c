@@ -523,12 +523,18 @@ static void write_bench_file(const input *in, char *path)
     close(fd);
 }
 
-/* The file source end to end: read(2) from the page cache, frame, decode. */
+/* The file source end to end: mapped (or read(2)) from the page cache,
+ * frame, decode. WEIR_BENCH_READ_MODE=read reads with pread;
+ * WEIR_BENCH_MAP_WINDOW=<bytes> sets the mapping's window. */
 static int64_t file_source_all(const input *in, const char *path, const weir_schema *s)
 {
     weir_file_source_config cfg;
     weir_file_source_config_init(&cfg);
     cfg.path = path;
+    const char *mode = getenv("WEIR_BENCH_READ_MODE");
+    cfg.read_no_map = mode && !strcmp(mode, "read");
+    const char *window = getenv("WEIR_BENCH_MAP_WINDOW");
+    cfg.map_window_bytes = window ? (size_t)strtoull(window, NULL, 10) : 0;
     weir_source_spec spec;
     weir_error err;
     weir_file_source_spec(&cfg, s, &spec, &err);

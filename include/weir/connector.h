@@ -110,6 +110,11 @@ typedef struct weir_file_source_config {
     weir_clock clock; /* drives monitoring; now_ms NULL: the system clock */
     size_t read_buffer_bytes; /* 0: 1 MiB */
     size_t max_record_bytes;  /* 0: 16 MiB; a longer record is bad input */
+    /* true: local files are read with pread() into the read buffer; false
+     * (the default): a regular local file is mapped and decoded in place
+     * ('source.read-mode' = 'read' / 'map') */
+    bool read_no_map;
+    size_t map_window_bytes; /* mapped: the most mapped at a time; 0: 64 MiB */
     /* Columns of the schema the table's event time is computed from
      * (borrowed for the call; copied): a record where one is NULL or missing
      * has no event time and is bad input. event_time names the event-time

@@ -71,6 +71,11 @@ weir__io weir__io_ops = {
 
 void weir__io_reset(void) { weir__io_ops = default_ops; }
 
+bool weir__io_is_default(void)
+{
+    return !memcmp(&weir__io_ops, &default_ops, sizeof default_ops);
+}
+
 static int map_errno(int neg) { return neg == -ENOSPC ? WEIR_ENOSPC : neg == -ENOENT ? WEIR_ENOTFOUND : WEIR_EIO; }
 
 int weir__io_fsync_dir(const char *path)

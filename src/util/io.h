@@ -27,6 +27,8 @@ typedef struct weir__io {
 /* The table in force (system calls by default). */
 extern weir__io weir__io_ops;
 void weir__io_reset(void);
+/* Whether the table in force is the system calls (no test replaced it). */
+bool weir__io_is_default(void);
 
 /*
  * Writes all of data to fd, going on after short writes and EINTR; a write

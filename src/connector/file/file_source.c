@@ -48,6 +48,23 @@
  * Buffers: one read buffer per reader, grown only for records longer than
  * it; decoding writes straight into the batch. Nothing is allocated per
  * record.
+ *
+ * Mapping. A regular local file (not object storage, not a pipe or device,
+ * not while a test has replaced the I/O table, and not with
+ * 'source.read-mode' = 'read') is read through a read-only mapping instead
+ * of the read buffer: the decoder reads the records where the page cache
+ * holds them, with no copy. The reader maps a window of the file (at most
+ * map_window_bytes, 64 MiB by default, up to the size at open and, for a byte range, to its
+ * end plus the tail of its last record) and slides it along, unmapping what
+ * it has read (every UNMAP_STEP bytes). What the decoder sees at a time is the same as with the
+ * read buffer (the buffer's size, grown the same way), so framing, record
+ * limits and positions are those of the read path; only the copy is gone.
+ * A file that cannot be mapped is read as before. A file that shrinks under
+ * the mapping makes a load past its end raise SIGBUS: util/sigbus.h turns
+ * that into the read path's error for a shrunk file, the rows of the
+ * record being decoded dropped; and as a load from the page that holds the
+ * new end reads zeros instead, each read also checks the file still holds
+ * the bytes it consumed.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -59,6 +76,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -66,11 +84,17 @@
 #include "connector/file/fileio.h"
 #include "format/convert.h"
 #include "weir/expr.h"
+#include "util/io.h"
 #include "util/s3.h"
+#include "util/sigbus.h"
 
 #define DEFAULT_READ_BUFFER (1u << 20)
 #define DEFAULT_MAX_RECORD (16u << 20)
 #define DEAD_LETTER_RAW_MAX (64u << 10)
+/* The most of a file a reader maps at a time (see "Mapping" above). */
+#define DEFAULT_MAP_WINDOW ((size_t)64 << 20)
+/* A mapped reader unmaps what it has read once it is this much. */
+#define UNMAP_STEP ((size_t)2 << 20)
 
 /* The metadata a METADATA column reads (FROM 'key'). */
 typedef enum file_meta_kind {
@@ -174,9 +198,19 @@ typedef struct file_reader {
     const file_split *split;
     int fd;
     weir_decoder *dec;
-    char *buf;
+    char *buf;            /* the bytes the decoder sees: mem, or in map */
+    char *mem;            /* the read buffer (cap bytes); NULL when mapped */
     size_t cap, len, pos; /* buf[pos, len) not yet consumed */
     uint64_t file_off;    /* file offset of buf[0] */
+    /* Mapped (see "Mapping" above): the window map holds the file's bytes
+     * [map_off, map_off + map_len), and buf points into it. */
+    bool mapped;
+    char *map;            /* NULL: no window yet */
+    uint64_t map_off;
+    size_t map_len;
+    uint32_t committed;   /* rows of whole records in the batch being read */
+    bool gone;            /* a bad record was the end of a shrunk file */
+    weir__sigbus_guard guard; /* armed while the decoder reads the window */
     uint64_t size;        /* the file's size when the split was opened */
     int64_t mtime_ms;     /* its modification time then (local files) */
     /* 'file.size' and 'file.modification-time': size and mtime_ms at the
@@ -512,6 +546,8 @@ int weir_file_source_spec(const weir_file_source_config *cfg,
         a->cfg.read_buffer_bytes = 64;
     if (!a->cfg.max_record_bytes)
         a->cfg.max_record_bytes = DEFAULT_MAX_RECORD;
+    if (!a->cfg.map_window_bytes)
+        a->cfg.map_window_bytes = DEFAULT_MAP_WINDOW;
     a->cfg.partition_keys = NULL;
     a->cfg.partition_default_name = NULL;
     a->cfg.partition_filter = NULL;
@@ -597,7 +633,9 @@ static void reader_free(file_reader *r)
     weir_buf_fini(&r->got);
     weir_batch_destroy(r->scratch);
     weir_decoder_destroy(r->dec);
-    weir_free(r->buf);
+    if (r->map)
+        munmap(r->map, r->map_len);
+    weir_free(r->mem);
     weir_free(r->path);
     weir_free(r->abs_path);
     weir_free(r);
@@ -1298,9 +1336,151 @@ static int shrunk(file_reader *r, uint64_t at, weir_error *err)
 /* What a byte range reads past its end at a time: its last record's tail. */
 #define RANGE_TAIL_READ 4096
 
+/* The read buffer's next size: only as far as the longest record allowed
+ * needs, with its "\r\n" (a longer one is bad input, found without
+ * reading it all). */
+static size_t grown_cap(const file_reader *r)
+{
+    size_t limit = r->src->arg->cfg.max_record_bytes + 2;
+    return r->cap < limit / 2 ? r->cap * 2
+           : r->cap < limit   ? limit
+                              : r->cap * 2;
+}
+
+/* How many bytes a refill adds at file offset at (< size): the free part
+ * of the buffer, the rest of the file or, for a byte range, its own bytes
+ * and the end of its last record, not a whole buffer more (a file in
+ * 1 024 ranges read 1 MiB for each). */
+static size_t refill_want(const file_reader *r, uint64_t at)
+{
+    size_t want = r->cap - r->len;
+    if (r->size - at < want)
+        want = (size_t)(r->size - at);
+    uint64_t end = r->split->end;
+    if (end != UINT64_MAX) {
+        uint64_t need = (at < end ? end - at : 0) + RANGE_TAIL_READ;
+        if (need < want)
+            want = (size_t)need;
+    }
+    return want;
+}
+
+/* Gives up the mapping (a window could not be mapped): the bytes not yet
+ * consumed go to a read buffer of their own, and reading goes on with
+ * pread. The caller holds the guard (this reads the old window). */
+static int unmap_to_read(file_reader *r, weir_error *err)
+{
+    size_t left = r->len - r->pos;
+    size_t cap = r->cap > left ? r->cap : left;
+    char *m = weir_malloc(cap);
+    if (!m)
+        return weir_error_set(err, WEIR_ENOMEM, "out of memory");
+    if (left)
+        memcpy(m, r->buf + r->pos, left);
+    r->file_off += r->pos;
+    r->len = left;
+    r->pos = 0;
+    if (r->map)
+        munmap(r->map, r->map_len);
+    r->map = NULL;
+    r->map_len = 0;
+    weir__sigbus_move(&r->guard, NULL, 0); /* the range may be reused */
+    r->mem = r->buf = m;
+    r->cap = cap;
+    r->mapped = false;
+    return 0;
+}
+
+/*
+ * Maps a new window that starts at the page of file_off and reaches at
+ * least need_end: map_window_bytes, but not past the size at open nor, for
+ * a byte range, past its end and the tail of its last record. The old
+ * window (what has been read) is unmapped. A window that cannot be mapped
+ * ends the mapping: the reader goes on with pread.
+ */
+static int map_window(file_reader *r, uint64_t need_end, weir_error *err)
+{
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t ws = r->file_off - r->file_off % page;
+    uint64_t lim = r->size;
+    if (r->split->end != UINT64_MAX && r->split->end + RANGE_TAIL_READ < lim)
+        lim = r->split->end + RANGE_TAIL_READ;
+    uint64_t we = ws + r->src->arg->cfg.map_window_bytes;
+    if (we > lim)
+        we = lim;
+    if (we < need_end)
+        we = need_end;
+    size_t n = (size_t)(we - ws);
+    void *m = mmap(NULL, n, PROT_READ, MAP_SHARED, r->fd, (off_t)ws);
+    if (m == MAP_FAILED)
+        return unmap_to_read(r, err);
+    /* read once, front to back: read ahead, drop pages behind */
+    madvise(m, n, MADV_SEQUENTIAL);
+    madvise(m, n < r->cap * 4 ? n : r->cap * 4, MADV_WILLNEED);
+    if (r->map)
+        munmap(r->map, r->map_len);
+    r->map = m;
+    r->map_off = ws;
+    r->map_len = n;
+    weir__sigbus_move(&r->guard, m, n);
+    return 0;
+}
+
+static int refill_read(file_reader *r, weir_error *err);
+
+/* refill() of a mapped reader: the same bytes the read buffer would hold,
+ * seen in the window (moved along when they leave it), nothing copied. */
+static int refill_map(file_reader *r, weir_error *err)
+{
+    r->buf += r->pos;
+    r->file_off += r->pos;
+    r->len -= r->pos;
+    r->pos = 0;
+    /* Unmap what has been read, a few MiB at a time: the mapping holds
+     * (and the process's resident size counts) little more than the bytes
+     * still to be read, whatever the window's size. */
+    uint64_t behind = r->map ? r->file_off - r->map_off : 0;
+    if (behind >= UNMAP_STEP && behind < r->map_len) {
+        size_t cut = (size_t)(behind - behind % (uint64_t)sysconf(_SC_PAGESIZE));
+        munmap(r->map, cut);
+        r->map += cut;
+        r->map_off += cut;
+        r->map_len -= cut;
+        weir__sigbus_move(&r->guard, r->map, r->map_len);
+    }
+    if (r->len == r->cap)
+        r->cap = grown_cap(r);
+    uint64_t at = r->file_off + r->len;
+    if (at >= r->size) {
+        r->eof = true;
+        return 0;
+    }
+    size_t want = refill_want(r, at);
+    if (!r->map || r->file_off < r->map_off ||
+        at + want > r->map_off + r->map_len) {
+        int rc = map_window(r, at + want, err);
+        if (rc)
+            return rc;
+        if (!r->mapped)
+            return refill_read(r, err);
+    }
+    r->buf = r->map + (r->file_off - r->map_off);
+    r->len += want;
+    if (at + want >= r->size)
+        r->eof = true;
+    atomic_fetch_add_explicit(&r->src->n_bytes, (uint64_t)want,
+                              memory_order_relaxed);
+    return 0;
+}
+
 /* Reads more bytes after buf[len), moving unconsumed bytes to the front first,
  * up to the size the file had at open. */
 static int refill(file_reader *r, weir_error *err)
+{
+    return r->mapped ? refill_map(r, err) : refill_read(r, err);
+}
+
+static int refill_read(file_reader *r, weir_error *err)
 {
     if (r->pos > 0) {
         memmove(r->buf, r->buf + r->pos, r->len - r->pos);
@@ -1309,16 +1489,11 @@ static int refill(file_reader *r, weir_error *err)
         r->pos = 0;
     }
     if (r->len == r->cap) {
-        /* Grow only as far as the longest record allowed needs, with its
-         * "\r\n": a longer one is bad input, found without reading it all. */
-        size_t limit = r->src->arg->cfg.max_record_bytes + 2;
-        size_t cap = r->cap < limit / 2 ? r->cap * 2
-                     : r->cap < limit   ? limit
-                                        : r->cap * 2;
-        char *b = weir_realloc(r->buf, cap);
+        size_t cap = grown_cap(r);
+        char *b = weir_realloc(r->mem, cap);
         if (!b)
             return weir_error_set(err, WEIR_ENOMEM, "out of memory");
-        r->buf = b;
+        r->mem = r->buf = b;
         r->cap = cap;
     }
     uint64_t at = r->file_off + r->len;
@@ -1326,17 +1501,7 @@ static int refill(file_reader *r, weir_error *err)
         r->eof = true;
         return 0;
     }
-    size_t want = r->cap - r->len;
-    if (r->size - at < want)
-        want = (size_t)(r->size - at);
-    /* A byte range needs its own bytes and the end of its last record, not
-     * a whole buffer more (a file in 1 024 ranges read 1 MiB for each). */
-    uint64_t end = r->split->end;
-    if (end != UINT64_MAX) {
-        uint64_t need = (at < end ? end - at : 0) + RANGE_TAIL_READ;
-        if (need < want)
-            want = (size_t)need;
-    }
+    size_t want = refill_want(r, at);
     for (;;) {
         ssize_t n = reader_pread(r, r->buf + r->len, want, at);
         if (n < 0) {
@@ -1373,6 +1538,40 @@ static int align(file_reader *r, uint64_t off, weir_error *err)
         if (rc)
             return rc;
     }
+}
+
+/*
+ * The shrunk-file error of a load that faulted in the window, naming where
+ * the reader found its bytes missing, as the read path names where its
+ * pread found nothing: the fault, or the file's new end when that is
+ * before it (the page that holds the end reads zeros, and a framing scan
+ * goes on to the next page), but not before the record being read.
+ */
+static int shrunk_at_fault(file_reader *r, weir_error *err)
+{
+    const char *f = r->guard.fault;
+    uint64_t at = r->map && f >= r->map && f < r->map + r->map_len
+                      ? r->map_off + (uint64_t)(f - r->map)
+                      : r->file_off + r->len;
+    uint64_t now;
+    if (file_size(r->src, r->split->path, &now) == 0 && now < at)
+        at = now;
+    if (at < r->file_off + r->pos)
+        at = r->file_off + r->pos;
+    return shrunk(r, at, err);
+}
+
+/* align() of a mapped reader, a file that shrank under it caught. */
+static int align_mapped(file_reader *r, uint64_t off, weir_error *err)
+{
+    if (WEIR__SIGBUS_CAUGHT(&r->guard)) {
+        weir__sigbus_disarm();
+        return shrunk_at_fault(r, err);
+    }
+    weir__sigbus_arm(&r->guard, r->map, r->map_len);
+    int rc = align(r, off, err);
+    weir__sigbus_disarm();
+    return rc;
 }
 
 static int fs_open_split(void *p, const char *id, const void *pos,
@@ -1426,7 +1625,12 @@ static int fs_open_split(void *p, const char *id, const void *pos,
         r->abs_path = keep.abs_path;
         r->dec = keep.dec;
         r->buf = keep.buf;
+        r->mem = keep.mem;
         r->cap = keep.cap;
+        r->mapped = keep.mapped;
+        r->map = keep.map;
+        r->map_off = keep.map_off;
+        r->map_len = keep.map_len;
         r->got = keep.got;
         r->scratch = keep.scratch;
         weir_buf_clear(&r->got);
@@ -1442,9 +1646,8 @@ static int fs_open_split(void *p, const char *id, const void *pos,
     int rc = 0;
     if (!reopen) {
         r->cap = a->cfg.read_buffer_bytes;
-        r->buf = weir_malloc(r->cap);
         r->path = weir_strdup(sp->path);
-        if (!r->buf || !r->path) {
+        if (!r->path) {
             rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
             goto fail;
         }
@@ -1477,6 +1680,19 @@ static int fs_open_split(void *p, const char *id, const void *pos,
         r->mtime_ms = (int64_t)st.st_mtim.tv_sec * 1000 +
                       st.st_mtim.tv_nsec / 1000000;
     }
+    if (!reopen) {
+        /* a regular local file, read by the system calls themselves (not
+         * a test's table), is mapped; anything else has a read buffer */
+        r->mapped = !s->s3 && !a->cfg.read_no_map && S_ISREG(st.st_mode) &&
+                    weir__fio == &weir__fio_posix && weir__io_is_default() &&
+                    weir__sigbus_install() == 0;
+        static char no_bytes[1];
+        r->buf = no_bytes; /* mapped: no window until the first refill */
+        if (!r->mapped && !(r->mem = r->buf = weir_malloc(r->cap))) {
+            rc = weir_error_set(err, WEIR_ENOMEM, "out of memory");
+            goto fail;
+        }
+    }
     r->meta_size = kept ? kept_size : r->size;
     r->meta_mtime_ms = kept ? (int64_t)kept_mtime : r->mtime_ms;
     if (has_pos && resume > r->size) {
@@ -1496,7 +1712,8 @@ static int fs_open_split(void *p, const char *id, const void *pos,
          * scanned once for each range in it) */
         if (knows_next && next_start >= sp->start)
             r->file_off = next_start;
-        else if ((rc = align(r, sp->start, err)))
+        else if ((rc = r->mapped ? align_mapped(r, sp->start, err)
+                                 : align(r, sp->start, err)))
             goto fail;
     }
     uint64_t start_off = r->file_off + r->pos;
@@ -1648,6 +1865,8 @@ static int dead_letter(file_reader *r, const char *rec, size_t rec_len,
     return 0;
 }
 
+static int still_there(file_reader *r, uint64_t upto, weir_error *err);
+
 /*
  * Applies the bad-input policy to the record at buf[pos, pos+rec_len) that
  * failed at byte derr->pos. Returns 0 when the record may be consumed, or
@@ -1658,6 +1877,12 @@ static int bad_record(file_reader *r, size_t rec_len,
 {
     const char *rec = r->buf + r->pos;
     uint64_t rec_off = r->file_off + r->pos;
+    /* mapped: zeros past a new end of the file are no bad record */
+    int src = r->mapped ? still_there(r, rec_off + rec_len, err) : 0;
+    if (src) {
+        r->gone = true; /* the error now, not after the rows before it */
+        return src;
+    }
     uint64_t line, col;
     locate(r, rec, derr->pos, &line, &col);
     switch (r->src->arg->cfg.on_bad_input) {
@@ -1730,6 +1955,7 @@ static int read_records(file_reader *r, weir_batch *out, uint32_t max_rows,
     const uint32_t per_rec = weir_decoder_rows_per_record(r->dec);
     while (appended < max_rows && out->capacity - out->n_rows >= per_rec &&
            !r->done) {
+        r->committed = out->n_rows; /* a record boundary (see read_mapped) */
         if (!r->bom_checked) {
             if (r->len - r->pos < 3 && !r->eof) {
                 int rc = refill(r, err);
@@ -2013,16 +2239,73 @@ static int fill_split_cols(file_reader *r, weir_batch *out, uint32_t from,
     return 0;
 }
 
+/*
+ * Whether the file still holds its bytes up to upto: a mapped reader reads
+ * zeros, not SIGBUS, from the page where a shrunk file now ends; the error
+ * is the read path's for a file that shrank.
+ */
+static int still_there(file_reader *r, uint64_t upto, weir_error *err)
+{
+    struct stat st;
+    if (fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < upto)
+        return shrunk(r, (uint64_t)st.st_size, err);
+    return 0;
+}
+
+/*
+ * read_records() of a mapped reader: a load from a page the file no longer
+ * has (it shrank) comes back here, the rows of the record being decoded
+ * are dropped (the batch keeps its whole records) and the error is the
+ * read path's for a file that shrank. The guarded code only loads from the
+ * window, decodes into the batch and, for a bad record, writes the
+ * dead-letter file: the jump leaves no lock held.
+ */
+static int read_mapped(file_reader *r, weir_batch *out, uint32_t max_rows,
+                       weir_error *err)
+{
+    const uint32_t from = out->n_rows;
+    r->committed = from;
+    if (WEIR__SIGBUS_CAUGHT(&r->guard)) {
+        weir__sigbus_disarm();
+        out->n_rows = r->committed;
+        return shrunk_at_fault(r, err);
+    }
+    weir__sigbus_arm(&r->guard, r->map, r->map_len);
+    r->gone = false;
+    int n = read_records(r, out, max_rows, err);
+    weir__sigbus_disarm();
+    if (r->gone) {
+        out->n_rows = r->committed;
+        return err ? err->code : WEIR_ECORRUPT;
+    }
+    if (n >= 0 || n == WEIR_EOF) {
+        int rc = still_there(r, r->file_off + r->pos, err);
+        if (rc) {
+            out->n_rows = from; /* any of them may be zeros */
+            return rc;
+        }
+    }
+    return n;
+}
+
+/* Decodes up to max_rows rows (read_records), through the mapping or not. */
+static int read_rows(file_reader *r, weir_batch *out, uint32_t max_rows,
+                     weir_error *err)
+{
+    return r->mapped ? read_mapped(r, out, max_rows, err)
+                     : read_records(r, out, max_rows, err);
+}
+
 static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
 {
     file_reader *r = p;
     const file_partitioning *pt = &r->src->arg->part;
     if (!pt->active)
-        return read_records(r, out, max_rows, err);
+        return read_rows(r, out, max_rows, err);
     const uint32_t from = out->n_rows;
     if (pt->data_prefix) {
         /* the data columns come first: decoded in place */
-        int n = read_records(r, out, max_rows, err);
+        int n = read_rows(r, out, max_rows, err);
         if (n > 0) {
             int rc = fill_split_cols(r, out, from, err);
             if (rc)
@@ -2037,8 +2320,7 @@ static int fs_read(void *p, weir_batch *out, uint32_t max_rows, weir_error *err)
             return weir_error_set(err, WEIR_ENOMEM, "out of memory");
     }
     weir_batch_reset(r->scratch);
-    int n = read_records(r, r->scratch, max_rows < room ? max_rows : room,
-                         err);
+    int n = read_rows(r, r->scratch, max_rows < room ? max_rows : room, err);
     if (n > 0) {
         int rc = append_data_rows(pt, out, r->scratch);
         if (rc)
@@ -2092,6 +2374,7 @@ static const char *const file_source_known[] = {
     "source.split-size",
     "source.bad-input",
     "source.dead-letter.path",
+    "source.read-mode",
     "json.ignore-parse-errors",
     "json.fail-on-missing-field",
     "json.timestamp-format.standard",
@@ -2135,6 +2418,16 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
     if ((rc = weir__opt_size(&o, "source.split-size", &cfg.split_size_bytes)))
         goto done;
     cfg.dead_letter_path = weir__opt_get(&o, "source.dead-letter.path");
+    const char *mode = weir__opt_get(&o, "source.read-mode");
+    if (mode && strcmp(mode, "map") && strcmp(mode, "read")) {
+        rc = weir__opt_fail(&o, (size_t)weir__opt_index(&o, "source.read-mode"),
+                            WEIR_EINVAL,
+                            "option 'source.read-mode': expected 'map' or "
+                            "'read', found '%s'",
+                            mode);
+        goto done;
+    }
+    cfg.read_no_map = mode && !strcmp(mode, "read");
     const char *policy = weir__opt_get(&o, "source.bad-input");
     if (policy) {
         int at = weir__opt_index(&o, "source.bad-input");
