@@ -13,22 +13,31 @@
  * batch behind would stay behind: its bucket holds no more than a batch).
  * Nothing sleeps to wait for the state to expire.
  *
- * The query, drawn per case:
+ * The query, drawn per case, over
  *
- *   SELECT k, COUNT(*), SUM(v), MAX(id) FROM src [WHERE MOD(id, m) <> r]
- *   GROUP BY k      -- k = MOD(id * a + c, K), NULL when MOD(id, z) = 0
+ *   t = SELECT id, v, k, PROCTIME() AS pt FROM src [WHERE MOD(id, m) <> r]
+ *       -- v = MOD(id, 5) + 1, k = MOD(id * a + c, K), NULL when MOD(id, z) = 0
  *
- * with the TTL from the SET or a hint, the heap or RocksDB backend, at
+ * is a group aggregation, SELECT k, COUNT(*), SUM(v), MAX(id) FROM t
+ * GROUP BY k (the TTL from the SET or a STATE_TTL hint), or a deduplication
+ * on processing time, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt ASC |
+ * DESC) = 1 (the first or the last row of each key; the TTL from the SET),
+ * on the heap or RocksDB backend, at
  * parallelism 1 or 2 (a key's rows then all come from one source subtask,
  * so their order is the file's), and steps between batches drawn around
  * the TTL: often exactly the TTL after a key's last write, where its
  * state has expired (an entry is gone once now >= its last write + TTL,
  * as in Flink's NeverReturnExpired with OnCreateAndWrite).
  *
- * The model: a key's state holds its aggregates and the clock of its last
- * write. A row whose key has live state gives -U[old] and +U[new] (the
- * values always change: v >= 1, ids grow); one whose state is absent or
- * expired starts over and gives +I[new], as Flink's group aggregation does.
+ * The model: a key's state holds its aggregates (or its kept row) and the
+ * clock of its last write. Group aggregation: a row whose key has live
+ * state gives -U[old] and +U[new] (the values always change: v >= 1, ids
+ * grow); one whose state is absent or expired starts over and gives
+ * +I[new], as Flink's group aggregation does. First row: a row whose key
+ * has live state is dropped and writes nothing (the state's clock stays at
+ * the kept row's arrival); otherwise it is kept, +I. Last row: a row whose
+ * key has live state replaces the kept one, -U[old] +U[new]; otherwise
+ * +I[new]; either way it is written.
  *
  * WEIR_SEED replays a run (the seed is printed); WEIR_TTL_CASES sets the
  * number of cases (default 12).
@@ -58,6 +67,7 @@ typedef struct ttl_case {
     uint32_t mul, add, n_keys, null_mod; /* k = MOD(id * mul + add, n_keys), NULL when MOD(id, null_mod) = 0 */
     uint32_t skip_mod, skip_rem;         /* WHERE MOD(id, skip_mod) <> skip_rem; skip_mod 0: no WHERE */
     bool rocksdb, hint;
+    enum { GROUP_AGG, FIRST_ROW, LAST_ROW } kind;
 } ttl_case;
 
 static uint64_t rng_next(uint64_t *s)
@@ -75,7 +85,8 @@ static uint32_t rng_below(uint64_t *s, uint32_t n) { return (uint32_t)(rng_next(
 typedef struct model_key {
     bool live;
     int64_t written; /* clock of the last write */
-    int64_t count, sum, max;
+    int64_t count, sum, max; /* group aggregation */
+    int64_t id, v;           /* deduplication: the kept row */
 } model_key;
 
 static bool row_kept(const ttl_case *c, int64_t id)
@@ -123,42 +134,51 @@ static void lines_free(lines *l)
     free(l->v);
 }
 
-static void add_row(lines *out, const char *kind, const char *k, const model_key *s)
+static void add_row(lines *out, const ttl_case *c, const char *kind, const char *k, const model_key *s)
 {
     char line[128];
-    snprintf(line, sizeof line, "%s[%s, %" PRId64 ", %" PRId64 ", %" PRId64 "]", kind, k, s->count, s->sum,
-             s->max);
+    if (c->kind == GROUP_AGG)
+        snprintf(line, sizeof line, "%s[%s, %" PRId64 ", %" PRId64 ", %" PRId64 "]", kind, k, s->count, s->sum,
+                 s->max);
+    else
+        snprintf(line, sizeof line, "%s[%s, %" PRId64 ", %" PRId64 "]", kind, k, s->id, s->v);
     lines_add(out, line);
 }
 
 /* The rows the job writes, batch after batch; after[b]: how many once
- * batch b is aggregated. */
-static void model(const ttl_case *c, lines *out, size_t *after)
+ * batch b is aggregated, kept[b]: how many rows of batches 0..b pass the
+ * WHERE. */
+static void model(const ttl_case *c, lines *out, size_t *after, size_t *kept)
 {
+    size_t n_kept = 0;
     model_key keys[MAX_KEYS + 1] = {{0}};
     for (uint32_t b = 0; b < c->n_batches; b++) {
         int64_t now = c->clock[b];
         for (int64_t id = (int64_t)b * c->rate; id < (int64_t)(b + 1) * c->rate; id++) {
             if (!row_kept(c, id))
                 continue;
+            n_kept++;
             uint32_t k = key_of(c, id);
             model_key *s = &keys[k];
             char kt[16];
             key_text(c, k, kt, sizeof kt);
             bool live = s->live && now < s->written + c->ttl_ms;
-            if (live) {
-                add_row(out, "-U", kt, s);
-                s->count++;
-                s->sum += id % 5 + 1;
-                s->max = id;
-                add_row(out, "+U", kt, s);
-            } else {
-                *s = (model_key){.live = true, .count = 1, .sum = id % 5 + 1, .max = id};
-                add_row(out, "+I", kt, s);
-            }
+            if (live && c->kind == FIRST_ROW)
+                continue;
+            if (live)
+                add_row(out, c, "-U", kt, s);
+            if (!live)
+                *s = (model_key){.live = true};
+            s->count++;
+            s->sum += id % 5 + 1;
+            s->max = id;
+            s->id = id;
+            s->v = id % 5 + 1;
+            add_row(out, c, live ? "+U" : "+I", kt, s);
             s->written = now;
         }
         after[b] = out->n;
+        kept[b] = n_kept;
     }
 }
 
@@ -181,7 +201,8 @@ static void draw(ttl_case *c, uint64_t *rng)
         c->skip_rem = rng_below(rng, c->skip_mod);
     }
     c->rocksdb = rng_below(rng, 3) == 0;
-    c->hint = rng_below(rng, 2);
+    c->kind = rng_below(rng, 4) < 2 ? GROUP_AGG : rng_below(rng, 2) ? FIRST_ROW : LAST_ROW;
+    c->hint = c->kind == GROUP_AGG && rng_below(rng, 2); /* a STATE_TTL hint is for joins and aggregations */
     /* Steps: at least a second (a full bucket); often exactly the TTL, or
      * a millisecond either side of it, so that the boundary is crossed. */
     c->clock[0] = 1000;
@@ -220,16 +241,33 @@ static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t
              "%s%s"
              "CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '%u',\n"
              "  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '%" PRIu64 "');\n"
-             "CREATE VIEW t AS SELECT id, MOD(id, 5) + 1 AS v, %s AS k FROM src%s;\n"
-             "SELECT %sk, COUNT(*), SUM(v), MAX(id) FROM t GROUP BY k;\n",
-             ttl, backend, c->rate, rows - 1, keyexpr, where, hint);
+             "CREATE VIEW t AS SELECT id, MOD(id, 5) + 1 AS v, %s AS k, PROCTIME() AS pt FROM src%s;\n",
+             ttl, backend, c->rate, rows - 1, keyexpr, where);
+    size_t n = strlen(sql);
+    if (c->kind == GROUP_AGG)
+        snprintf(sql + n, cap - n, "SELECT %sk, COUNT(*), SUM(v), MAX(id) FROM t GROUP BY k;\n", hint);
+    else
+        snprintf(sql + n, cap - n,
+                 "SELECT k, id, v FROM (SELECT k, id, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt %s) AS rn "
+                 "FROM t) WHERE rn = 1;\n",
+                 c->kind == FIRST_ROW ? "ASC" : "DESC");
 }
 
 /* ---- the run ---- */
 
 typedef struct counts {
     double read, written; /* rows out of the source, into the sink */
+    double stateful;      /* rows the stateful operator processed */
 } counts;
+
+/* Whether name is "task<t>.<op>.<s>.records_in" of the stateful operator. */
+static bool stateful_in(const char *name)
+{
+    const char *dot = strchr(name, '.'), *tail = strstr(name, ".records_in");
+    if (!dot || !tail || strcmp(tail, ".records_in"))
+        return false;
+    return !strncmp(dot, ".GroupAggregate.", 16) || !strncmp(dot, ".Deduplicate.", 13);
+}
 
 static void counts_visit(void *ud, const char *name, double value)
 {
@@ -238,22 +276,26 @@ static void counts_visit(void *ud, const char *name, double value)
         c->read = value;
     else if (!strcmp(name, "job.records_written"))
         c->written = value;
+    else if (stateful_in(name))
+        c->stateful += value;
 }
 
 static counts job_counts(weir_job *job)
 {
-    counts c = {0, 0};
+    counts c = {0, 0, 0};
     weir_job_metrics(job, counts_visit, &c);
     return c;
 }
 
-/* Polls until the source read `read` rows and the sinks wrote `written`:
- * both, since a subtask whose rows the WHERE removes writes nothing. */
-static bool wait_counts(weir_job *job, double read, double written)
+/* Polls until the source read `read` rows, the stateful operator processed
+ * `kept` (a row is counted once processed) and the sinks wrote `written`:
+ * all three, since a subtask whose rows the WHERE removes, or a row that
+ * deduplication drops, writes nothing. */
+static bool wait_counts(weir_job *job, double read, double kept, double written)
 {
     for (int i = 0; i < GUARD_MS; i++) {
         counts c = job_counts(job);
-        if (c.read >= read && c.written >= written)
+        if (c.read >= read && c.stateful >= kept && c.written >= written)
             return true;
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
@@ -264,7 +306,8 @@ static bool wait_counts(weir_job *job, double read, double written)
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Runs case c; its rows (without the subtask prefix) into got. */
-static void run(const ttl_case *c, const size_t *after, const char *sql, lines *got, const char *what)
+static void run(const ttl_case *c, const size_t *after, const size_t *kept, const char *sql, lines *got,
+                const char *what)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -290,11 +333,13 @@ static void run(const ttl_case *c, const size_t *after, const char *sql, lines *
     for (uint32_t b = 0; b < c->n_batches; b++) {
         if (b)
             weir_manual_clock_set(mc, c->clock[b]);
-        bool reached = wait_counts(job, (double)(b + 1) * c->rate, (double)after[b]);
+        bool reached = wait_counts(job, (double)(b + 1) * c->rate, (double)kept[b], (double)after[b]);
         counts n = job_counts(job);
         if (!reached || n.written != (double)after[b])
-            fprintf(stderr, "%s: batch %u (clock %" PRId64 "): %.0f rows read, %.0f written, %u and %zu expected\n",
-                    what, b, c->clock[b], n.read, n.written, (b + 1) * c->rate, after[b]);
+            fprintf(stderr,
+                    "%s: batch %u (clock %" PRId64 "): %.0f rows read, %.0f processed, %.0f written; %u, %zu and "
+                    "%zu expected\n",
+                    what, b, c->clock[b], n.read, n.stateful, n.written, (b + 1) * c->rate, kept[b], after[b]);
     }
     cr_assert_eq(weir_job_wait(job), 0, "%s: the job failed: %s", what, weir_job_error(job));
     weir_sql_job_destroy(sj);
@@ -320,12 +365,13 @@ static void check_case(uint64_t seed, uint32_t i)
     char dir[] = "/tmp/weir-ttl-diff-XXXXXX", sql[4096], what[160];
     cr_assert(mkdtemp(dir));
     case_sql(&c, dir, sql, sizeof sql);
-    snprintf(what, sizeof what, "WEIR_SEED=%" PRIu64 " case %u (ttl %" PRId64 " ms, %u batches of %u, p %u)", seed,
-             i, c.ttl_ms, c.n_batches, c.rate, c.par);
+    snprintf(what, sizeof what, "WEIR_SEED=%" PRIu64 " case %u (%s, ttl %" PRId64 " ms, %u batches of %u, p %u)",
+             seed, i, c.kind == GROUP_AGG ? "group aggregation" : c.kind == FIRST_ROW ? "first row" : "last row",
+             c.ttl_ms, c.n_batches, c.rate, c.par);
     lines want = {0}, got = {0};
-    size_t after[MAX_BATCHES];
-    model(&c, &want, after);
-    run(&c, after, sql, &got, what);
+    size_t after[MAX_BATCHES], kept[MAX_BATCHES];
+    model(&c, &want, after, kept);
+    run(&c, after, kept, sql, &got, what);
     qsort(want.v, want.n, sizeof *want.v, cmp_str);
     qsort(got.v, got.n, sizeof *got.v, cmp_str);
     size_t n = want.n < got.n ? want.n : got.n, d = 0;
@@ -341,7 +387,7 @@ static void check_case(uint64_t seed, uint32_t i)
     cr_assert_eq(system(rm), 0);
 }
 
-Test(ttl_diff, group_aggregation_expires_exactly_at_its_ttl, .timeout = 600)
+Test(ttl_diff, state_expires_exactly_at_its_ttl, .timeout = 600)
 {
     const char *s = getenv("WEIR_SEED"), *n = getenv("WEIR_TTL_CASES"), *one = getenv("WEIR_TTL_CASE");
     uint64_t seed = s && *s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
