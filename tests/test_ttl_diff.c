@@ -22,7 +22,10 @@
  * GROUP BY k (the TTL from the SET or a STATE_TTL hint), or a deduplication
  * on processing time, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt ASC |
  * DESC) = 1 (the first or the last row of each key; the TTL from the SET),
- * on the heap or RocksDB backend, at
+ * or a regular join, SELECT l.id, r.id, l.k FROM t l JOIN t2 r ON l.k =
+ * r.k, t2 a second such source with keys of its own (the TTL from the SET,
+ * or a STATE_TTL hint with a TTL for each side), on the heap or RocksDB
+ * backend, at
  * parallelism 1 or 2 (a key's rows then all come from one source subtask,
  * so their order is the file's), and steps between batches drawn around
  * the TTL: often exactly the TTL after a key's last write, where its
@@ -37,7 +40,12 @@
  * has live state is dropped and writes nothing (the state's clock stays at
  * the kept row's arrival); otherwise it is kept, +I. Last row: a row whose
  * key has live state replaces the kept one, -U[old] +U[new]; otherwise
- * +I[new]; either way it is written.
+ * +I[new]; either way it is written. Join: each row is stored at its
+ * arrival and never written again (an inner join counts no matches), so a
+ * row meets a stored row of the other side while the stored one lives (now
+ * < its arrival + its side's TTL), and every row of its own batch: a pair
+ * of rows that came at Tl and Tr joins iff Tl = Tr, or the later one came
+ * before the earlier one's TTL ran out.
  *
  * WEIR_SEED replays a run (the seed is printed); WEIR_TTL_CASES sets the
  * number of cases (default 12).
@@ -67,7 +75,9 @@ typedef struct ttl_case {
     uint32_t mul, add, n_keys, null_mod; /* k = MOD(id * mul + add, n_keys), NULL when MOD(id, null_mod) = 0 */
     uint32_t skip_mod, skip_rem;         /* WHERE MOD(id, skip_mod) <> skip_rem; skip_mod 0: no WHERE */
     bool rocksdb, hint;
-    enum { GROUP_AGG, FIRST_ROW, LAST_ROW } kind;
+    enum { GROUP_AGG, FIRST_ROW, LAST_ROW, JOIN } kind;
+    int64_t ttl_right_ms;      /* join: the right side's TTL (a hint may give each its own) */
+    uint32_t mul_right, add_right; /* join: the right side's k = MOD(id * mul_right + add_right, n_keys) */
 } ttl_case;
 
 static uint64_t rng_next(uint64_t *s)
@@ -145,11 +155,50 @@ static void add_row(lines *out, const ttl_case *c, const char *kind, const char 
     lines_add(out, line);
 }
 
+/* The join's rows (see the top), as model() gives them. */
+static void model_join(const ttl_case *c, lines *out, size_t *after, size_t *kept)
+{
+    size_t n_kept = 0;
+    for (uint32_t b = 0; b < c->n_batches; b++) {
+        int64_t now = c->clock[b];
+        /* Pairs with a row of batch b, the other from batch a <= b. */
+        for (uint32_t a = 0; a <= b; a++)
+            for (int64_t x = (int64_t)a * c->rate; x < (int64_t)(a + 1) * c->rate; x++)
+                for (int64_t y = (int64_t)b * c->rate; y < (int64_t)(b + 1) * c->rate; y++)
+                    for (int side = 0; side < 2; side++) {
+                        /* side 0: l from batch a, r from b; side 1: r from a, l from b */
+                        if (a == b && side == 1)
+                            continue;
+                        int64_t lid = side ? y : x, rid = side ? x : y;
+                        uint32_t kl = key_of(c, lid);
+                        uint32_t kr = c->null_mod && rid % c->null_mod == 0
+                                          ? c->n_keys
+                                          : (uint32_t)((rid * c->mul_right + c->add_right) % c->n_keys);
+                        if (!row_kept(c, lid) || kl == c->n_keys || kl != kr)
+                            continue;
+                        int64_t stored_ttl = side ? c->ttl_right_ms : c->ttl_ms;
+                        if (a < b && now >= c->clock[a] + stored_ttl)
+                            continue;
+                        char line[96];
+                        snprintf(line, sizeof line, "+I[%" PRId64 ", %" PRId64 ", %u]", lid, rid, kl);
+                        lines_add(out, line);
+                    }
+        for (int64_t id = (int64_t)b * c->rate; id < (int64_t)(b + 1) * c->rate; id++)
+            n_kept += row_kept(c, id) + 1u;
+        after[b] = out->n;
+        kept[b] = n_kept;
+    }
+}
+
 /* The rows the job writes, batch after batch; after[b]: how many once
- * batch b is aggregated, kept[b]: how many rows of batches 0..b pass the
- * WHERE. */
+ * batch b is aggregated, kept[b]: how many rows of batches 0..b the
+ * stateful operator processes (those that pass the WHERE). */
 static void model(const ttl_case *c, lines *out, size_t *after, size_t *kept)
 {
+    if (c->kind == JOIN) {
+        model_join(c, out, after, kept);
+        return;
+    }
     size_t n_kept = 0;
     model_key keys[MAX_KEYS + 1] = {{0}};
     for (uint32_t b = 0; b < c->n_batches; b++) {
@@ -201,19 +250,25 @@ static void draw(ttl_case *c, uint64_t *rng)
         c->skip_rem = rng_below(rng, c->skip_mod);
     }
     c->rocksdb = rng_below(rng, 3) == 0;
-    c->kind = rng_below(rng, 4) < 2 ? GROUP_AGG : rng_below(rng, 2) ? FIRST_ROW : LAST_ROW;
-    c->hint = c->kind == GROUP_AGG && rng_below(rng, 2); /* a STATE_TTL hint is for joins and aggregations */
+    uint32_t k = rng_below(rng, 6);
+    c->kind = k < 2 ? GROUP_AGG : k < 4 ? JOIN : k == 4 ? FIRST_ROW : LAST_ROW;
+    /* a STATE_TTL hint is for joins and aggregations; a join's gives each side its own */
+    c->hint = (c->kind == GROUP_AGG || c->kind == JOIN) && rng_below(rng, 2);
+    c->ttl_right_ms = c->hint && c->kind == JOIN ? 1000 + 500 * (int64_t)rng_below(rng, 15) : c->ttl_ms;
+    c->mul_right = 2 * rng_below(rng, 50) + 1;
+    c->add_right = c->par == 2 ? 2 * rng_below(rng, 20) : rng_below(rng, 40);
     /* Steps: at least a second (a full bucket); often exactly the TTL, or
      * a millisecond either side of it, so that the boundary is crossed. */
     c->clock[0] = 1000;
     for (uint32_t b = 1; b < c->n_batches; b++) {
         int64_t step;
+        int64_t ttl = rng_below(rng, 2) ? c->ttl_ms : c->ttl_right_ms;
         switch (rng_below(rng, 5)) {
-        case 0: step = c->ttl_ms; break;
-        case 1: step = c->ttl_ms - 1; break;
-        case 2: step = c->ttl_ms + 1; break;
+        case 0: step = ttl; break;
+        case 1: step = ttl - 1; break;
+        case 2: step = ttl + 1; break;
         case 3: step = 1000 + (int64_t)rng_below(rng, 3) * 500; break;
-        default: step = 1000 + (int64_t)rng_below(rng, (uint32_t)(2 * c->ttl_ms)); break;
+        default: step = 1000 + (int64_t)rng_below(rng, (uint32_t)(2 * ttl)); break;
         }
         c->clock[b] = c->clock[b - 1] + (step < 1000 ? 1000 : step);
     }
@@ -221,7 +276,7 @@ static void draw(ttl_case *c, uint64_t *rng)
 
 static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t cap)
 {
-    char where[64] = "", keyexpr[160], ttl[64] = "", hint[96] = "", backend[1200] = "";
+    char where[64] = "", keyexpr[160], keyright[160], ttl[64] = "", hint[128] = "", backend[1200] = "";
     if (c->skip_mod)
         snprintf(where, sizeof where, " WHERE MOD(id, %u) <> %u", c->skip_mod, c->skip_rem);
     if (c->null_mod)
@@ -229,7 +284,15 @@ static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t
                  c->null_mod, c->mul, c->add, c->n_keys);
     else
         snprintf(keyexpr, sizeof keyexpr, "MOD(id * %u + %u, %u)", c->mul, c->add, c->n_keys);
-    if (c->hint)
+    if (c->null_mod)
+        snprintf(keyright, sizeof keyright, "CASE WHEN MOD(id, %u) = 0 THEN NULL ELSE MOD(id * %u + %u, %u) END",
+                 c->null_mod, c->mul_right, c->add_right, c->n_keys);
+    else
+        snprintf(keyright, sizeof keyright, "MOD(id * %u + %u, %u)", c->mul_right, c->add_right, c->n_keys);
+    if (c->hint && c->kind == JOIN)
+        snprintf(hint, sizeof hint, "/*+ STATE_TTL('l' = '%" PRId64 " ms', 'r' = '%" PRId64 " ms') */ ", c->ttl_ms,
+                 c->ttl_right_ms);
+    else if (c->hint)
         snprintf(hint, sizeof hint, "/*+ STATE_TTL('t' = '%" PRId64 " ms') */ ", c->ttl_ms);
     else
         snprintf(ttl, sizeof ttl, "SET 'table.exec.state.ttl' = '%" PRId64 " ms';\n", c->ttl_ms);
@@ -244,7 +307,14 @@ static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t
              "CREATE VIEW t AS SELECT id, MOD(id, 5) + 1 AS v, %s AS k, PROCTIME() AS pt FROM src%s;\n",
              ttl, backend, c->rate, rows - 1, keyexpr, where);
     size_t n = strlen(sql);
-    if (c->kind == GROUP_AGG)
+    if (c->kind == JOIN)
+        snprintf(sql + n, cap - n,
+                 "CREATE TABLE src2 (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '%u',\n"
+                 "  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '%" PRIu64 "');\n"
+                 "CREATE VIEW t2 AS SELECT id, %s AS k FROM src2;\n"
+                 "SELECT %sl.id, r.id, l.k FROM t l JOIN t2 r ON l.k = r.k;\n",
+                 c->rate, rows - 1, keyright, hint);
+    else if (c->kind == GROUP_AGG)
         snprintf(sql + n, cap - n, "SELECT %sk, COUNT(*), SUM(v), MAX(id) FROM t GROUP BY k;\n", hint);
     else
         snprintf(sql + n, cap - n,
@@ -266,7 +336,8 @@ static bool stateful_in(const char *name)
     const char *dot = strchr(name, '.'), *tail = strstr(name, ".records_in");
     if (!dot || !tail || strcmp(tail, ".records_in"))
         return false;
-    return !strncmp(dot, ".GroupAggregate.", 16) || !strncmp(dot, ".Deduplicate.", 13);
+    return !strncmp(dot, ".GroupAggregate.", 16) || !strncmp(dot, ".Deduplicate.", 13) ||
+           !strncmp(dot, ".Join.", 6);
 }
 
 static void counts_visit(void *ud, const char *name, double value)
@@ -333,13 +404,14 @@ static void run(const ttl_case *c, const size_t *after, const size_t *kept, cons
     for (uint32_t b = 0; b < c->n_batches; b++) {
         if (b)
             weir_manual_clock_set(mc, c->clock[b]);
-        bool reached = wait_counts(job, (double)(b + 1) * c->rate, (double)kept[b], (double)after[b]);
+        uint32_t read = (b + 1) * c->rate * (c->kind == JOIN ? 2 : 1);
+        bool reached = wait_counts(job, (double)read, (double)kept[b], (double)after[b]);
         counts n = job_counts(job);
         if (!reached || n.written != (double)after[b])
             fprintf(stderr,
                     "%s: batch %u (clock %" PRId64 "): %.0f rows read, %.0f processed, %.0f written; %u, %zu and "
                     "%zu expected\n",
-                    what, b, c->clock[b], n.read, n.stateful, n.written, (b + 1) * c->rate, kept[b], after[b]);
+                    what, b, c->clock[b], n.read, n.stateful, n.written, read, kept[b], after[b]);
     }
     cr_assert_eq(weir_job_wait(job), 0, "%s: the job failed: %s", what, weir_job_error(job));
     weir_sql_job_destroy(sj);
@@ -362,12 +434,17 @@ static void check_case(uint64_t seed, uint32_t i)
     uint64_t rng = seed ^ (0x5851F42D4C957F2Dull * (i + 1));
     ttl_case c;
     draw(&c, &rng);
-    char dir[] = "/tmp/weir-ttl-diff-XXXXXX", sql[4096], what[160];
+    char dir[] = "/tmp/weir-ttl-diff-XXXXXX", sql[4096], what[200];
     cr_assert(mkdtemp(dir));
     case_sql(&c, dir, sql, sizeof sql);
-    snprintf(what, sizeof what, "WEIR_SEED=%" PRIu64 " case %u (%s, ttl %" PRId64 " ms, %u batches of %u, p %u)",
-             seed, i, c.kind == GROUP_AGG ? "group aggregation" : c.kind == FIRST_ROW ? "first row" : "last row",
-             c.ttl_ms, c.n_batches, c.rate, c.par);
+    snprintf(what, sizeof what,
+             "WEIR_SEED=%" PRIu64 " case %u (%s, ttl %" PRId64 " ms, right %" PRId64 " ms, %u batches of %u, p %u)",
+             seed, i,
+             c.kind == GROUP_AGG   ? "group aggregation"
+             : c.kind == JOIN      ? "join"
+             : c.kind == FIRST_ROW ? "first row"
+                                   : "last row",
+             c.ttl_ms, c.ttl_right_ms, c.n_batches, c.rate, c.par);
     lines want = {0}, got = {0};
     size_t after[MAX_BATCHES], kept[MAX_BATCHES];
     model(&c, &want, after, kept);
