@@ -39,8 +39,10 @@ stop_case() {
     rm -rf ck log
     "$weir" run "$job" -D rest.enabled=false > /dev/null 2> log &
     pid=$!
-    for ((i = 0; i < 2000; i++)); do [ -d ck ] && break; sleep 0.01; done
-    [ -d ck ] || fail "no checkpoint folder"
+    # once the job holds the folder's lock: spoilt before that, the job
+    # fails at its start ("cannot create the lock file"), not at a checkpoint
+    for ((i = 0; i < 2000; i++)); do [ -f ck/.weir.lock ] && break; sleep 0.01; done
+    [ -f ck/.weir.lock ] || fail "no checkpoint folder"
     rm -rf ck && echo "not a folder" > ck
     # the first checkpoint is 10 min away: a failed one is a final one
     for ((i = 0; i < 3000; i++)); do grep -aq 'checkpoint [0-9]* failed' log && break; sleep 0.01; done
