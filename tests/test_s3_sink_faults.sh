@@ -90,8 +90,14 @@ JOB=job.timeout.sql WANT=want.timeout.txt run timeout timeout-part=2 2s
 [ "$(grep -c '^timeout-part' faults.timeout 2> /dev/null)" = 2 ] || fail "timeout: the proxy answered $(grep -c . faults.timeout 2> /dev/null) parts with RequestTimeout, not 2"
 echo "  a part upload answered 400 RequestTimeout twice: ridden out, output whole (60000 rows)"
 
-# 4. (max-error-retries 1: two refusals fail one listing)
-run sweep refuse-sweep=2
+# 4. (max-error-retries 1: two refusals fail one listing.) The deferred
+# sweep needs a checkpoint to complete after the first one before the input
+# ends (at the end it fails the job, as docs/connectors.md says): 1 500 rows
+# a second, 3 s of input, not 4 000 (under ASan and load the job read its
+# 6 000 rows in 0.7 s, one checkpoint completed, and the sweep came at the
+# end).
+sed -e "s|'rows-per-second' = '4000'|'rows-per-second' = '1500'|" job.sql > job.sweep.sql
+JOB=job.sweep.sql run sweep refuse-sweep=2
 [ "$(grep -c '^refuse-sweep' faults.sweep 2> /dev/null)" = 2 ] || fail "sweep: the proxy refused $(grep -c . faults.sweep 2> /dev/null) listings after the first commit, not 2"
 grep -q "swept again at the next checkpoint" log || fail "sweep: the sink did not say that it sweeps again later"
 echo "  the uploads' listing refused after the first commit: swept later, output whole ($ROWS rows)"
