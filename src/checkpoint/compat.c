@@ -36,7 +36,8 @@
  * Others, in a checkpoint written before weir recorded them: "key
  * columns" (the positions of a keyed input's key), "columns" (an input's
  * column names), a join's "join", "join bounds" and "null-safe keys", a
- * Top-N's "ranks", a window Top-N's or window join's "windows", "aggregate columns", an OVER aggregation's "frame", a
+ * Top-N's "ranks", a window Top-N's, window deduplication's or window
+ * join's "windows", "aggregate columns", an OVER aggregation's "frame", a
  * MATCH_RECOGNIZE's "pattern" and "running values", an input's "column
  * origins"; the rest is compared then. Where both have an input's column
  * origins, its column names ("columns") are not compared: an alias on the
