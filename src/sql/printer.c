@@ -584,6 +584,13 @@ static void call(printer *pr, const weir_sql_expr *e)
     }
 }
 
+static bool number_literal(const weir_sql_expr *e)
+{
+    return e->kind == WEIR_SQL_EXPR_LITERAL &&
+           (e->u.lit.kind == WEIR_SQL_LIT_INTEGER || e->u.lit.kind == WEIR_SQL_LIT_DECIMAL ||
+            e->u.lit.kind == WEIR_SQL_LIT_DOUBLE);
+}
+
 static void expr(printer *pr, const weir_sql_expr *e)
 {
     switch (e->kind) {
@@ -713,7 +720,14 @@ static void expr(printer *pr, const weir_sql_expr *e)
         put(pr, "]");
         break;
     case WEIR_SQL_EXPR_ITEM:
-        child(pr, e->u.item.operand, PREC_POSTFIX);
+        if (e->u.item.field && number_literal(e->u.item.operand)) {
+            /* "1 .x" written "1.x" would read back as a bad number */
+            put(pr, "(");
+            expr(pr, e->u.item.operand);
+            put(pr, ")");
+        } else {
+            child(pr, e->u.item.operand, PREC_POSTFIX);
+        }
         if (e->u.item.field) {
             const weir_sql_literal *l = &e->u.item.index->u.lit;
             weir_sql_ident id = {.name = l->text, .len = l->len};
