@@ -35,6 +35,9 @@ const char *weir__opt_get(weir__optset *o, const char *key);
 /* Typed readers: leave *out alone when the key is absent; an error names the
  * key. */
 int weir__opt_bool(weir__optset *o, const char *key, bool *out);
+/* One of names (NULL-terminated): its index into *out ("expected 'a', 'b'
+ * or 'c', found 'x'" otherwise). */
+int weir__opt_choice(weir__optset *o, const char *key, const char *const *names, int *out);
 int weir__opt_duration(weir__optset *o, const char *key, int64_t *out_ms);
 int weir__opt_size(weir__optset *o, const char *key, uint64_t *out);
 int weir__opt_i64(weir__optset *o, const char *key, int64_t *out);

@@ -314,6 +314,26 @@ int weir__opt_bool(weir__optset *o, const char *key, bool *out)
     return 0;
 }
 
+int weir__opt_choice(weir__optset *o, const char *key, const char *const *names, int *out)
+{
+    size_t i;
+    const char *v = opt_take(o, key, &i);
+    if (!v)
+        return 0;
+    int n = 0;
+    for (; names[n]; n++)
+        if (!strcmp(v, names[n])) {
+            *out = n;
+            return 0;
+        }
+    char what[256];
+    size_t len = 0;
+    for (int k = 0; k < n && len < sizeof what; k++)
+        len += (size_t)snprintf(what + len, sizeof what - len, "%s'%s'", !k ? "" : k == n - 1 ? " or " : ", ",
+                                names[k]);
+    return opt_bad(o, i, key, what);
+}
+
 int weir__opt_duration(weir__optset *o, const char *key, int64_t *out_ms)
 {
     size_t i;

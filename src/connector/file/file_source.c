@@ -2418,16 +2418,11 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
     if ((rc = weir__opt_size(&o, "source.split-size", &cfg.split_size_bytes)))
         goto done;
     cfg.dead_letter_path = weir__opt_get(&o, "source.dead-letter.path");
-    const char *mode = weir__opt_get(&o, "source.read-mode");
-    if (mode && strcmp(mode, "map") && strcmp(mode, "read")) {
-        rc = weir__opt_fail(&o, (size_t)weir__opt_index(&o, "source.read-mode"),
-                            WEIR_EINVAL,
-                            "option 'source.read-mode': expected 'map' or "
-                            "'read', found '%s'",
-                            mode);
+    static const char *const read_modes[] = {"map", "read", NULL};
+    int mode = 0;
+    if ((rc = weir__opt_choice(&o, "source.read-mode", read_modes, &mode)))
         goto done;
-    }
-    cfg.read_no_map = mode && !strcmp(mode, "read");
+    cfg.read_no_map = mode == 1;
     const char *policy = weir__opt_get(&o, "source.bad-input");
     if (policy) {
         int at = weir__opt_index(&o, "source.bad-input");
