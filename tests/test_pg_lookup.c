@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/harness.h"
 #include "weir/planner.h"
 #include "weir/weir.h"
 
@@ -154,9 +155,7 @@ static char *stepped(const char *with, const char *join, const char *change[2], 
         nl = strchr(line, '\n');
         if (nl)
             *nl = 0;
-        char *gt = strstr(line, "> ");
-        if (gt && strspn(line, "0123456789") == (size_t)(gt - line))
-            line = gt + 2;
+        line = th_print_row(line);
         cr_assert_lt(n, 64);
         rows[n++] = line;
     }

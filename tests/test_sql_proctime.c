@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/harness.h"
 #include "weir/checkpoint.h"
 #include "weir/planner.h"
 #include "weir/weir.h"
@@ -112,9 +113,7 @@ static char *run_finish_lines(sql_run *r, bool sorted)
         nl = strchr(line, '\n');
         if (nl)
             *nl = 0;
-        char *gt = strstr(line, "> ");
-        if (gt && strspn(line, "0123456789") == (size_t)(gt - line))
-            line = gt + 2;
+        line = th_print_row(line);
         cr_assert_lt(n, 256);
         rows[n++] = line;
         total += strlen(line) + 1;

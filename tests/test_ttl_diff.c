@@ -58,6 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "support/harness.h"
 #include "weir/clock.h"
 #include "weir/planner.h"
 #include "weir/weir.h"
@@ -330,32 +331,14 @@ typedef struct counts {
     double stateful;      /* rows the stateful operator processed */
 } counts;
 
-/* Whether name is "task<t>.<op>.<s>.records_in" of the stateful operator. */
-static bool stateful_in(const char *name)
-{
-    const char *dot = strchr(name, '.'), *tail = strstr(name, ".records_in");
-    if (!dot || !tail || strcmp(tail, ".records_in"))
-        return false;
-    return !strncmp(dot, ".GroupAggregate.", 16) || !strncmp(dot, ".Deduplicate.", 13) ||
-           !strncmp(dot, ".Join.", 6);
-}
-
-static void counts_visit(void *ud, const char *name, double value)
-{
-    counts *c = ud;
-    if (!strcmp(name, "job.records_read"))
-        c->read = value;
-    else if (!strcmp(name, "job.records_written"))
-        c->written = value;
-    else if (stateful_in(name))
-        c->stateful += value;
-}
-
 static counts job_counts(weir_job *job)
 {
-    counts c = {0, 0, 0};
-    weir_job_metrics(job, counts_visit, &c);
-    return c;
+    /* an operator counts a batch's rows once it processed them */
+    return (counts){.read = th_metric(job, "job.records_read"),
+                    .written = th_metric(job, "job.records_written"),
+                    .stateful = th_metric(job, "task*.GroupAggregate.*.records_in") +
+                                th_metric(job, "task*.Deduplicate.*.records_in") +
+                                th_metric(job, "task*.Join.*.records_in")};
 }
 
 /* Polls until the source read `read` rows, the stateful operator processed
@@ -421,10 +404,7 @@ static void run(const ttl_case *c, const size_t *after, const size_t *kept, cons
         nl = strchr(line, '\n');
         if (nl)
             *nl = 0;
-        char *gt = strstr(line, "> ");
-        if (gt && strspn(line, "0123456789") == (size_t)(gt - line))
-            line = gt + 2;
-        lines_add(got, line);
+        lines_add(got, th_print_row(line));
     }
     free(buf);
 }

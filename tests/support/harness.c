@@ -880,3 +880,9 @@ int th_enable_checkpoints(weir_job *job, const char *dir, weir_error *err)
     cc.log = th_quiet;
     return weir_job_enable_checkpoints(job, &cc, err);
 }
+
+char *th_print_row(char *line)
+{
+    char *gt = strstr(line, "> ");
+    return gt && strspn(line, "0123456789") == (size_t)(gt - line) ? gt + 2 : line;
+}

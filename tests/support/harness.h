@@ -96,6 +96,9 @@ int th_append_rows(void *ud, const weir_batch *b);
 /* Row r of b as comma-separated values, cut to fit cap bytes with its NUL. */
 void th_format_row(const weir_batch *b, uint32_t r, char *buf, size_t cap);
 
+/* A line of the print sink without its "N> " subtask prefix. */
+char *th_print_row(char *line);
+
 /* Sum of the metrics whose name matches glob pattern (fnmatch). */
 double th_metric(weir_job *job, const char *pattern);
 
