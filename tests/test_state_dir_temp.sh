@@ -51,7 +51,10 @@ live() { # starts live.sql; pid in $pid once its folder exists
     fail "the watching job made no state folder"
 }
 live
-held=$(ls -d tmp/weir-state-??????)
+held=$(ls -d tmp/weir-state-??????) || fail "the owner file stands without its folder: $(ls tmp)"
+# Made by mkdtemp, 0700; a job once removed it while planning and the store
+# made it again, 0755 (and for that moment the owner file stood alone).
+[ "$(stat -c %a "$held")" = 700 ] || fail "the state folder is $(stat -c %a "$held"), not 700"
 TMPDIR=$T/tmp "$WEIR" run job.sql -D state.backend.type=rocksdb > log 2>&1 || fail "the run beside a running one failed"
 check "beside a running job"
 [ -d "$held" ] || fail "a job removed the state folder of a job still running"

@@ -301,10 +301,13 @@ static int check_running(weir_job *job)
             "the job graph cannot change once the job started");
     if (job->build_failed)
         return job->err_code;
-    /* explain may have planned the graph; a change invalidates that plan. */
+    /* explain may have planned the graph; a change invalidates that plan.
+     * The temporary state folder is emptied, not removed: removed, it came
+     * back (made by the store) as 0755, not mkdtemp's 0700, and for that
+     * moment its owner file stood without it. */
     weir__plan_free(job);
     if (job->state_dir_temp)
-        weir__io_remove_tree(job->cfg_state_dir);
+        weir__io_empty_dir(job->cfg_state_dir);
     return 0;
 }
 

@@ -357,6 +357,12 @@ void weir__io_temp_dir_release(const char *path, int owner)
     close(owner);
 }
 
+int weir__io_empty_dir(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return fd < 0 ? map_errno(-errno) : remove_entries(fd);
+}
+
 int weir__io_remove_tree(const char *path)
 {
     struct stat st;

@@ -60,6 +60,9 @@ int weir__io_check_dir_writable(const char *dir, int mode, char *why, size_t why
  * alone.
  */
 int weir__io_remove_tree(const char *path);
+/* As weir__io_remove_tree for what is inside the folder at path; the folder
+ * itself stays (with its mode and owner). */
+int weir__io_empty_dir(const char *path);
 int weir__io_fsync_dir(const char *path);
 /*
  * A new folder of this process's own under $TMPDIR (else /tmp), named
