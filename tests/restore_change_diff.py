@@ -21,7 +21,12 @@ last of a.json, sorted by time, but for late rows, below):
   dedup   a deduplication (ROW_NUMBER per key by the event time, rn = 1:
           keep each key's first row, or, DESC, its last);
   wtopn   a window Top-N (ROW_NUMBER per TUMBLE, HOP or CUMULATE window
-          and key, by v or w descending, then id).
+          and key, by v or w descending, then id);
+  wdedup  a window deduplication (ROW_NUMBER per window and key by the
+          event time, rn = 1: each window's first row of a key, or, DESC,
+          its last);
+  wjoin   a window join (INNER or LEFT) of the rows of even w with those
+          of odd w, each side windowed alike, on the keys and the window.
 A window or group job may also (each drawn apart):
   read a UNION ALL of two sources (src over in/, src2 over in2/, the
           rows dealt between them), each branch with a WHERE of its own
@@ -35,7 +40,8 @@ into dst2, under out2/), which no change touches: its final table must
 be every row's count. Any case may have NULLs: k in any job, v but in a Top-N's (SUM, MIN, MAX
 skip them, NULL when all are; COUNT(*) counts them; a predicate on NULL
 is not true; `=` matches no NULL key, IS NOT DISTINCT FROM does). A
-window, window Top-N, group or Top-N job may have late rows: b.json
+window, window Top-N, window deduplication, window join, group or Top-N
+job may have late rows: b.json
 begins with rows behind the watermark a.json left (its last time less
 the 1 s delay; with a UNION ALL the smaller of the two sources'), at and
 around the end of a window that ended at it: the restored job goes on
@@ -64,7 +70,8 @@ or savepoint. The change is one of:
   same type, the key columns' order swapped, another aggregate function
   or argument column (also two aggregates trading their arguments), the
   window's size, slide or kind, Top-N's N or order column, the OVER
-  frame, the join type, the interval join's bounds (or none), `=` against
+  frame, the join type (also a window join's), the interval join's
+  bounds (or none), `=` against
   IS NOT DISTINCT FROM, a column the operator reads renamed in the
   source's DDL (the input carries the same values under both names);
   an aggregate's argument expression changed under the same name and
@@ -73,7 +80,9 @@ or savepoint. The change is one of:
   base queries draw such arguments too (WEIR_RESTORECHG_EXPR=0: none);
   a deduplication's first row against its last (`order ... DESC` against
   `ASC`) or its order by ts_ms, not a time attribute (a Top-1: another
-  operator); a window Top-N's windows (`windows`); a UNION ALL branch's
+  operator); a window deduplication's first row against its last
+  (`order`); the windows of a window Top-N, window deduplication or
+  window join (`windows`); a UNION ALL branch's
   v + c changed (`column origins`); a computed column's constant
   (`column origins`); two-phase aggregation toggled (the global phase
   reads partial accumulators, not rows: `input` differs, as
@@ -89,10 +98,9 @@ which group it is); the other jobs' committed changelog is folded by
 column position into their final table (an OVER job's is append-only).
 
 What it does not cover: MATCH_RECOGNIZE (its `pattern` and `running
-values` are checked by tests/test_restore_compat.sh only), window joins,
-window deduplication; projection
+values` are checked by tests/test_restore_compat.sh only); projection
 changes of the changelog jobs (their retractions would come in the new
-shape: not a restore question) and a WHERE change of a join job;
+shape: not a restore question) and a WHERE change of a join or window join job;
 aggregates reordered in the SELECT (weir refuses them:
 same_aggregate_order); late rows of OVER, join and deduplication jobs,
 and late rows that only b.json's own rows make late (whether the
@@ -130,7 +138,8 @@ KEYS = ["k", "g"]  # STRING columns: one is another key of the same type
 RENAMED = {"k": "kk", "g": "gg", "v": "val", "w": "ww"}
 WINDOW_KINDS = ["TUMBLE", "HOP", "CUMULATE"]
 COMPATIBLE = ["alias", "where", "where", "columns", "cosmetic", "branch where"]
-FAMILIES = ["window", "window", "group", "topn", "over", "join", "dedup", "wtopn"]
+FAMILIES = ["window", "window", "group", "topn", "over", "join", "dedup", "wtopn", "wdedup", "wjoin"]
+WINDOWED = {"window", "wtopn", "wdedup", "wjoin"}  # the families whose groups are windows
 # "arguments swapped": two aggregates trade argument columns, so types,
 # aggregates and the input's columns stay the same and only `aggregate
 # columns` tells the states apart (the input's columns come in the order
@@ -143,12 +152,12 @@ INCOMPATIBLE = ["key", "swap", "function", "argument", "arguments swapped", "win
                 "computed", "phase"] + ["expression"] * 3
 AGGREGATING = {"window", "group"}
 # The changes each family can get (the rest: every family).
-ONLY = {"columns": {"window"}, "window": {"window", "wtopn"}, "window-kind": {"window", "wtopn"},
+ONLY = {"columns": {"window"}, "window": WINDOWED, "window-kind": WINDOWED,
         "n": {"topn", "wtopn"}, "order": {"topn", "wtopn"}, "frame": {"over"}, "function": {"window", "group", "over"},
         "argument": {"window", "group", "over"}, "arguments swapped": {"window", "group", "over"},
-        "join type": {"join"}, "bounds": {"join"}, "null-safe": {"join"},
-        "where": {"window", "group", "topn", "over", "dedup", "wtopn"}, "expression": AGGREGATING,
-        "keep": {"dedup"}, "dedup order": {"dedup"}, "branch where": AGGREGATING, "branch expression": AGGREGATING,
+        "join type": {"join", "wjoin"}, "bounds": {"join"}, "null-safe": {"join"},
+        "where": {"window", "group", "topn", "over", "dedup", "wtopn", "wdedup"}, "expression": AGGREGATING,
+        "keep": {"dedup", "wdedup"}, "dedup order": {"dedup"}, "branch where": AGGREGATING, "branch expression": AGGREGATING,
         "computed": AGGREGATING, "phase": AGGREGATING}
 
 
@@ -329,8 +338,10 @@ def draw_query(rng, family, expr, kind):
     q.join = rng.choice(["INNER", "LEFT"])
     q.bounds = rng.choice([None, (1, 1), (2, 0), (0, 3)])
     q.null_safe = rng.random() < 0.3
-    if family == "join":
+    if family in ("join", "wjoin"):
         q.where = None
+    if family == "wjoin":  # a window join: `=` keys (weir refuses IS NOT DISTINCT FROM there), no bounds
+        q.bounds, q.null_safe = None, False
     wkind = rng.choice(WINDOW_KINDS)
     size = rng.choice([2000, 4000, 6000])
     q.window = (wkind, size, size if wkind == "TUMBLE" else size // 2)
@@ -341,8 +352,12 @@ def draw_query(rng, family, expr, kind):
         q.out += [("order",), ("col", "id"), ("ws",)]
     elif family == "dedup":
         q.out += [("col", "id"), ("col", "v")]
+    elif family == "wdedup":
+        q.out += [("col", "id"), ("col", "v"), ("ws",)]
     elif family == "join":
         q.out += [("left",), ("right",)]
+    elif family == "wjoin":
+        q.out += [("left",), ("right",), ("ws",)]
     elif family == "over":
         q.out += [("col", "id")] + [("over", i) for i in range(len(q.aggs))]
     else:
@@ -359,12 +374,13 @@ def draw_query(rng, family, expr, kind):
 
 
 def item_sql(q, item):
+    side = "l." if q.family in ("join", "wjoin") else ""
     if item[0] == "key":
-        return ("l." if q.family == "join" else "") + q.names[q.keys[item[1]]]
+        return side + q.names[q.keys[item[1]]]
     if item[0] in ("left", "right"):
         return "l.id" if item[0] == "left" else "r.id"
     if item[0] in ("ws", "we"):
-        return "window_start" if item[0] == "ws" else "window_end"
+        return side + ("window_start" if item[0] == "ws" else "window_end")
     if item[0] in ("col", "order"):
         c = q.order if item[0] == "order" else item[1]
         return q.names.get(c, c)
@@ -458,6 +474,15 @@ def job_sql(q, live):
         inner = "SELECT *, ROW_NUMBER() OVER (PARTITION BY %s ORDER BY %s%s) AS rn FROM src%s" % (
             keys, q.dorder, " DESC" if q.keep == "last" else "", where)
         body = "SELECT %s\nFROM (%s)\nWHERE rn = 1" % (items, inner)
+    elif q.family == "wdedup":
+        inner = ("SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, %s ORDER BY ts%s) AS rn "
+                 "FROM TABLE(%s)%s" % (keys, " DESC" if q.keep == "last" else "", window_sql(q, table), where))
+        body = "SELECT %s\nFROM (%s)\nWHERE rn = 1" % (items, inner)
+    elif q.family == "wjoin":
+        on = " AND ".join("l.%s = r.%s" % (n[k], n[k]) for k in q.keys)
+        side = "(SELECT * FROM TABLE(%s) WHERE MOD(%s, 2) = %%d)" % (window_sql(q, table), n["w"])
+        body = ("SELECT %s\nFROM %s l\n%s JOIN %s r\nON %s AND l.window_start = r.window_start "
+                "AND l.window_end = r.window_end" % (items, side % 0, q.join, side % 1, on))
     elif q.family == "over":
         body = "SELECT %s\nFROM src%s" % (items, where)
     elif q.family == "join":
@@ -557,7 +582,7 @@ def draw_change(rng, q, kind):
                                                    n.aggs[i].sql(n.names), n.aggs[j].sql(n.names)), \
             ["aggregate columns"] + (["column origins"] if q.phase else [])  # two phases: the partial columns
     if kind == "window":
-        if q.family not in ("window", "wtopn"):
+        if q.family not in WINDOWED:
             return None
         k, size, slide = q.window
         if k == "TUMBLE" or rng.random() < 0.5:
@@ -588,7 +613,7 @@ def draw_change(rng, q, kind):
         n.null_safe = not q.null_safe
         return n, "null-safe keys %s -> %s" % (q.null_safe, n.null_safe), ["null-safe keys"]
     if kind == "window-kind":
-        if q.family not in ("window", "wtopn"):
+        if q.family not in WINDOWED:
             return None
         k, size, slide = q.window
         nk = rng.choice([x for x in WINDOW_KINDS if x != k])
@@ -600,7 +625,8 @@ def draw_change(rng, q, kind):
             n.aliases.append("c%d" % len(n.aliases))
         return n, "window %s -> %s" % (q.window, n.window), ["not in the job", "windows"]
     if kind == "rename":
-        used = set(q.keys) | ({q.order} if q.family in ("topn", "wtopn") else set() if q.family in ("join", "dedup")
+        used = set(q.keys) | ({q.order} if q.family in ("topn", "wtopn") else
+                             set() if q.family in ("join", "dedup", "wjoin", "wdedup")
                              else {a.arg for a in q.aggs if a.fn != "COUNT"})
         used = {{"kx": "k", "x": "v"}.get(c, c) for c in used}  # a computed column's is the column it reads
         c = rng.choice(sorted(used))
@@ -703,7 +729,7 @@ def results(q_old, q_new, files):
     for i, (q, rows) in enumerate(((q_old, files[0]), (q_new, files[1]))):
         for r in reaching(q, rows):
             key = tuple(r[k] for k in q_old.keys)
-            if q_old.family not in ("window", "wtopn"):
+            if q_old.family not in WINDOWED:
                 groups[key].append(r)
             else:
                 for w in windows_of(r["ts_ms"], q_old.window):
@@ -723,13 +749,15 @@ def expected_rows(q, groups):
     for g, rows in groups.items():
         if q.family == "group":
             out.append(project(q, g, rows))
-        elif q.family == "join":
+        elif q.family in ("join", "wjoin"):
             out += [project(q, g, [a, b]) for a, b in join_rows(q, rows)]
         elif q.family in ("topn", "wtopn"):
             best = sorted(rows, key=lambda r: (-r[q.order], r["id"]))[:q.n]
             out += [project(q, g, [r]) for r in best]
         elif q.family == "dedup":
             out.append(project(q, g, [rows[0] if q.keep == "first" else rows[-1]]))
+        elif q.family == "wdedup":  # a window's rows: b.json's late rows came before its others
+            out.append(project(q, g, [(min if q.keep == "first" else max)(rows, key=lambda r: r["ts_ms"])]))
         else:
             out += [project(q, g, rows[max(0, i - q.frame):i + 1]) for i in range(len(rows))]
     return collections.Counter(out)
@@ -809,7 +837,7 @@ def output_problems(case, q1, q2, files, first_names):
     if q1.family == "window":
         return probs + window_problems(q1, q2, groups, changes(case, first_names), changes(case, later))
     all_changes = changes(case, first_names) + changes(case, later)
-    if q1.family in ("over", "wtopn") and any(op != "c" for op, _ in all_changes):
+    if q1.family in ("over", "wtopn", "wdedup", "wjoin") and any(op != "c" for op, _ in all_changes):
         return probs + ["an append-only %s job retracted a row" % q1.family]
     return probs + changelog_problems(q2, groups, all_changes)
 
@@ -954,7 +982,7 @@ def run_case(case):
                                        and (expr or k != "expression")]), False
     q1 = draw_query(rng, family, expr, kind)
     nulls = rng.random() < 0.3
-    late = family in ("window", "wtopn", "group", "topn") and rng.random() < 0.4
+    late = family in ("window", "wtopn", "wdedup", "wjoin", "group", "topn") and rng.random() < 0.4
     files = gen_rows(rng, q1, nulls, late)
     drawn = draw_change(rng, q1, kind)
     if drawn is None:  # not for this query (one key: no swap): a compatible rename instead
@@ -996,7 +1024,7 @@ def run_case(case):
     case.write("steps.txt", "\n".join(case.steps) + "\n")
     op = {"window": "window[0]", "group": "GroupAggregate[0]", "topn": "Rank[0]", "over": "OverAggregate[0]",
           "join": "IntervalJoin[0]" if q1.bounds else "Join[0]", "dedup": "Deduplicate[0]",
-          "wtopn": "WindowRank[0]"}[family]
+          "wtopn": "WindowRank[0]", "wdedup": "WindowDeduplicate[0]", "wjoin": "WindowJoin[0]"}[family]
     if compatible:
         if p.returncode != 0:
             return ["a compatible change (%s) did not restore: %s" % (kind, diffrun.failed_run(p))]

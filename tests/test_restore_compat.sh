@@ -346,6 +346,10 @@ refused_after bounds.sql "s/TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '4'
     "a window Top-N of cumulating windows restored from one of tumbling ones"
 refused_after bounds.sql "s/INTERVAL '1' SECOND, INTERVAL '3' SECOND/INTERVAL '1' SECOND, INTERVAL '4' SECOND/g" "WindowJoin\[0\]: windows CUMULATE size=3000 step=1000 in the checkpoint, CUMULATE size=4000 step=1000 now" \
     "a window join of larger windows"
+# An outer side keeps the rows whose key has a NULL (padded when the window
+# fires), an inner one drops them: the join type is in the fingerprint.
+refused_after bounds.sql "s/^  JOIN (SELECT \* FROM TABLE(CUMULATE(TABLE dim/  LEFT JOIN (SELECT * FROM TABLE(CUMULATE(TABLE dim/" \
+    "WindowJoin\[0\]: join INNER in the checkpoint, LEFT now" "a LEFT window join restored from an INNER one"
 # A checkpoint of a weir that did not record the windows restores.
 meta=$(ls -d ckpt/chk-* | sort -t- -k2 -n | tail -1)/_metadata
 [ "$(without_field "$meta" 'windows')" = 3 ] || fail "the window Top-N's, deduplication's and join's fingerprints do not name their windows"

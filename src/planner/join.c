@@ -691,6 +691,9 @@ static int plan_window_join(plan_ctx *pc, const weir_sql_table_ref *ref, weir_jo
         return rc;
     if ((rc = plan_describe_windows(pc, j->s, &sd[0].r.wprops.assigner)))
         return rc;
+    /* an outer (or ANTI) side keeps the rows whose key has a NULL, an inner one drops them */
+    if ((rc = weir_job_describe_state(pc->job, j->s, WEIR__JOIN_FIELD, weir_join_type_name(type))))
+        return rc;
     /*
      * Append-only; rows carry time end - 1. The window properties (and
      * window_time as the time attribute) of a side whose columns are never
