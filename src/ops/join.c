@@ -102,6 +102,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ops/held_wm.h"
 #include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
@@ -230,8 +231,9 @@ typedef struct join_op {
     weir_buf keys;    /* their bytes */
     uint64_t *n_expired;
     weir_ts in_wm; /* the watermark the rows of the batch at hand are judged
-                      against (weir_op_input_watermark): an interval join's
-                      rows with a time below it are late */
+                      against (their input's, held across a restore): an
+                      interval join's rows with a time below it are late */
+    weir__held_wm held; /* an interval join's: each side's watermark, its operator state */
 } join_op;
 
 const char *weir_join_type_name(weir_join_type t)
@@ -412,6 +414,7 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
     if (!j)
         return WEIR_ENOMEM;
     j->conf = c;
+    weir__held_wm_init(&j->held, 2);
     weir_buf_init(&j->scan);
     weir_buf_init(&j->row);
     weir_buf_init(&j->val);
@@ -1848,7 +1851,7 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
         return weir_op_fail(ctx, WEIR_EINVAL, "join input %d does not exist", input);
     /* No watermark arrives within a batch: one look per batch. */
     if (j->conf->cfg.interval)
-        j->in_wm = weir_op_input_watermark(ctx, input);
+        j->in_wm = weir__held_wm_input(&j->held, ctx, input);
     if (!j->expq_built && (j->conf->cfg.bounded[0] || j->conf->cfg.bounded[1])) {
         int rc = expq_build(j);
         if (rc)
@@ -1871,12 +1874,35 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     return j->batched ? settle(j, ctx) : weir__join_core_flush(&j->core, ctx);
 }
 
+/* An interval join's operator state: each side's watermark (ops/held_wm.h), so that a row
+ * behind it after a restore is late as it would have been without the restore (what of the
+ * other side it would have met may be gone); other joins keep none. */
+static int join_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
+{
+    join_op *j = op;
+    (void)ckpt_id;
+    return j->conf->cfg.interval ? weir__held_wm_snapshot(&j->held, ctx, out) : 0;
+}
+
+static int join_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
+{
+    return weir__held_wm_restore(&((join_op *)op)->held, ctx, in, "interval join");
+}
+
+static int join_restore_union(void *op, weir_op_ctx *ctx, weir_cursor *states, uint32_t n)
+{
+    return weir__held_wm_restore_union(&((join_op *)op)->held, ctx, states, n, "interval join");
+}
+
 static const weir_operator_class join_class = {
     .name = "Join",
     .open = join_open,
     .process = join_process,
     .timer = join_timer,
     .watermark = join_watermark,
+    .snapshot = join_snapshot,
+    .restore = join_restore,
+    .restore_union = join_restore_union,
     .close = join_close,
 };
 

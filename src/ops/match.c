@@ -27,12 +27,19 @@
  * entry per row (a new row writes one entry, a row behind the start is
  * deleted), and the threads of the current start. A restore (at any
  * parallelism, the state being keyed) resumes from them.
+ *
+ * Rows are taken in time order, released by the watermark: a row at or
+ * behind the watermark is late (dropped, counted). The operator's own state
+ * is its watermark (ops/held_wm.h): after a restore a row behind the
+ * checkpoint's watermark is late too, as it would have been without the
+ * restore, and not matched after rows it precedes in time.
  */
 #include <string.h>
 
+#include "ops/held_wm.h"
 #include "ops/match.h"
-#include "time/timefmt.h"
 #include "ops/rowcodec.h"
+#include "time/timefmt.h"
 #include "weir/state.h"
 
 /* The words of a thread, then its trackers' words. */
@@ -90,6 +97,7 @@ typedef struct match_op {
     bool final;       /* no more rows will come */
     weir_op_ctx *ctx;
     uint64_t *n_late, *n_matches;
+    weir__held_wm wm; /* held across a restore */
 } match_op;
 
 static void ns_of(int64_t v, uint8_t ns[8])
@@ -761,7 +769,7 @@ static int match_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
     (void)input;
     match_op *o = op;
     const weir_match_config *c = &o->conf;
-    weir_ts wm = weir_op_watermark(ctx);
+    weir_ts wm = weir__held_wm_input(&o->wm, ctx, 0);
     uint8_t key[1024];
     for (uint32_t r = 0; r < in->n_rows; r++) {
         if (in->kind[r] != WEIR_ROW_INSERT)
@@ -893,6 +901,7 @@ static int match_create(void *arg, const weir_op_info *info, void **out_op)
         return WEIR_ENOMEM;
     *out_op = o;
     o->conf = *c;
+    weir__held_wm_init(&o->wm, 1);
     o->n_cols = c->in_schema->n_fields;
     weir_buf_init(&o->elem);
     weir_buf_init(&o->sk);
@@ -974,11 +983,30 @@ static void match_close(void *op)
     weir_free(o);
 }
 
+static int match_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
+{
+    (void)ckpt_id;
+    return weir__held_wm_snapshot(&((match_op *)op)->wm, ctx, out);
+}
+
+static int match_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
+{
+    return weir__held_wm_restore(&((match_op *)op)->wm, ctx, in, "MATCH_RECOGNIZE");
+}
+
+static int match_restore_union(void *op, weir_op_ctx *ctx, weir_cursor *states, uint32_t n)
+{
+    return weir__held_wm_restore_union(&((match_op *)op)->wm, ctx, states, n, "MATCH_RECOGNIZE");
+}
+
 static const weir_operator_class match_class = {
     .name = "Match",
     .open = match_open,
     .process = match_process,
     .timer = match_timer,
+    .snapshot = match_snapshot,
+    .restore = match_restore,
+    .restore_union = match_restore_union,
     .close = match_close,
 };
 

@@ -75,6 +75,7 @@
 #include <assert.h>
 #include <string.h>
 
+#include "ops/held_wm.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
 #include "runtime/checkpoint.h"
@@ -192,10 +193,8 @@ typedef struct rank_op {
     bool top1;
     weir__tz *tz;        /* conf->time_zone loaded; NULL: UTC */
     int64_t tz_end, tz_fire; /* the last local window end and its timer instant */
-    /* Window Top-N: the watermark its checkpoint held (the smallest of the old subtasks'), which
-     * a restored subtask's input has not caught up with yet (window_watermark) */
-    bool have_restored_wm;
-    weir_ts restored_wm;
+    /* Window Top-N: its watermark, held across a restore (ops/held_wm.h) */
+    weir__held_wm wm;
 } rank_op;
 
 /* ---- the order-preserving sort key ---- */
@@ -1591,15 +1590,12 @@ static int top1_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_t
 }
 
 /*
- * Window Top-N: the watermark that judges a row late. After a restore the input's starts over
- * (no watermark until the sources send one), so a row behind a window that fired before the
- * checkpoint would open that window again: the checkpoint's watermark holds until the input's
- * passes it, as it would have in a run without the restore.
+ * Window Top-N: the watermark that judges a row late, held across a restore (ops/held_wm.h): a
+ * row behind a window that fired before the checkpoint does not open that window again.
  */
 static weir_ts window_watermark(const rank_op *o, weir_op_ctx *ctx)
 {
-    weir_ts wm = weir_op_watermark(ctx);
-    return o->have_restored_wm && o->restored_wm > wm ? o->restored_wm : wm;
+    return weir__held_wm_input(&o->wm, ctx, 0);
 }
 
 /* Window Top-N: a row of a window that has not ended is ranked; its window's end is a timer. */
@@ -1903,6 +1899,7 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
         return WEIR_ENOMEM;
     *out_op = o;
     o->conf = c;
+    weir__held_wm_init(&o->wm, 1);
     o->n_cols = c->out_schema->n_fields - (c->with_rank ? 1 : 0);
     weir_buf_init(&o->copy);
     weir_buf_init(&o->val);
@@ -2085,36 +2082,17 @@ static int rank_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf 
     (void)ckpt_id;
     if (o->conf->window_end_col < 0)
         return 0;
-    int rc = weir_buf_put_u8(out, 1);
-    return rc ? rc : weir_buf_put_i64(out, window_watermark(o, ctx));
+    return weir__held_wm_snapshot(&o->wm, ctx, out);
 }
 
 static int rank_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
 {
-    rank_op *o = op;
-    uint8_t ver = 0;
-    weir_ts wm;
-    int rc = weir_cursor_get_u8(in, &ver);
-    if (!rc && ver != 1)
-        rc = WEIR_ECORRUPT;
-    if (!rc)
-        rc = weir_cursor_get_i64(in, &wm);
-    if (rc)
-        return weir_op_fail(ctx, rc, "window Top-N: cannot read its operator state: %s", weir_strerror(rc));
-    if (!o->have_restored_wm || wm < o->restored_wm)
-        o->restored_wm = wm;
-    o->have_restored_wm = true;
-    return 0;
+    return weir__held_wm_restore(&((rank_op *)op)->wm, ctx, in, "window Top-N");
 }
 
-/* Every old subtask's watermark (a subtask a scale-up added has none of its own): the
- * smallest, as a window aggregation takes (docs/windows.md). */
 static int rank_restore_union(void *op, weir_op_ctx *ctx, weir_cursor *states, uint32_t n)
 {
-    int rc = 0;
-    for (uint32_t i = 0; i < n && !rc; i++)
-        rc = rank_restore(op, ctx, &states[i]);
-    return rc;
+    return weir__held_wm_restore_union(&((rank_op *)op)->wm, ctx, states, n, "window Top-N");
 }
 
 static const weir_operator_class rank_class = {

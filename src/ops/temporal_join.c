@@ -34,10 +34,11 @@
  * a deletion).
  *
  * Late rows: a row whose time is behind its own input's watermark
- * (weir_op_input_watermark) is counted in late_rows and dropped. Flink
- * keeps such rows and joins them with whatever is still stored; weir drops
- * them so that the result does not depend on how far the other input got
- * (thread timing). An on-time probe row always finds its version: that
+ * (weir_op_input_watermark; after a restore, held at the checkpoint's
+ * until the input passes it: ops/held_wm.h) is counted in late_rows and
+ * dropped. Flink keeps such rows and joins them with whatever is still
+ * stored; weir drops them so that the result does not depend on how far
+ * the other input got (thread timing). An on-time probe row always finds its version: that
  * version is either still to come or was kept by every cleanup, which only
  * drops versions older than the latest one <= B <= the row's time.
  */
@@ -45,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/held_wm.h"
 #include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
@@ -71,6 +73,7 @@ typedef struct tj_op {
     uint32_t match_cap;
     weir_buf row, val;
     uint64_t *n_expired;
+    weir__held_wm wm; /* each input's, held across a restore: its operator state */
 } tj_op;
 
 static int tj_create(void *arg, const weir_op_info *info, void **out_op)
@@ -81,6 +84,7 @@ static int tj_create(void *arg, const weir_op_info *info, void **out_op)
     if (!j)
         return WEIR_ENOMEM;
     j->cfg = c;
+    weir__held_wm_init(&j->wm, 2);
     weir_buf_init(&j->row);
     weir_buf_init(&j->val);
     weir_buf_init(&j->probes.buf);
@@ -221,7 +225,7 @@ static int tj_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *i
     const weir_temporal_join_config *c = j->cfg;
     if (input < 0 || input > 1)
         return weir_op_fail(ctx, WEIR_EINVAL, "temporal join input %d does not exist", input);
-    weir_ts wm = weir_op_input_watermark(ctx, input);
+    weir_ts wm = weir__held_wm_input(&j->wm, ctx, input);
     const weir_keyspec *ks = &c->keys[input];
     int rc = 0;
     for (uint32_t r = 0; r < in->n_rows && !rc; r++) {
@@ -419,11 +423,32 @@ static int tj_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
     return weir__join_core_flush(&j->core, ctx);
 }
 
+/* Operator state: each input's watermark (ops/held_wm.h), so that a row behind it after a
+ * restore is late as it would have been without the restore. */
+static int tj_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
+{
+    (void)ckpt_id;
+    return weir__held_wm_snapshot(&((tj_op *)op)->wm, ctx, out);
+}
+
+static int tj_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
+{
+    return weir__held_wm_restore(&((tj_op *)op)->wm, ctx, in, "temporal join");
+}
+
+static int tj_restore_union(void *op, weir_op_ctx *ctx, weir_cursor *states, uint32_t n)
+{
+    return weir__held_wm_restore_union(&((tj_op *)op)->wm, ctx, states, n, "temporal join");
+}
+
 static const weir_operator_class tj_class = {
     .name = "TemporalJoin",
     .open = tj_open,
     .process = tj_process,
     .timer = tj_timer,
+    .snapshot = tj_snapshot,
+    .restore = tj_restore,
+    .restore_union = tj_restore_union,
     .close = tj_close,
 };
 

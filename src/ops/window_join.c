@@ -20,12 +20,9 @@
  * one call per batch, matches are emitted, unmatched rows of an outer side
  * are emitted padded, and the state of the key is cleared. State and timers
  * live in the backend; the operator's own state is each side's watermark
- * (version 1, then the left's and the right's): after a restore a side has
- * no watermark until its sources send one, so a row behind a window that
- * fired before the checkpoint would open that window again and join. The
- * checkpoint's watermark of each side holds until that side's passes it,
- * as it would have in a run without the restore; after a rescale each side
- * takes the smallest of the old subtasks' (as a window aggregation does).
+ * (ops/held_wm.h): after a restore a row behind a window that fired before
+ * the checkpoint is late, as it would have been without the restore (it
+ * does not open its window again and join).
  *
  * Window SEMI and ANTI joins (IN / EXISTS subqueries over windowed
  * inputs) keep the same state and fire the same way, but emit each left
@@ -49,6 +46,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ops/held_wm.h"
 #include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
@@ -89,8 +87,7 @@ typedef struct wjoin_op {
     uint64_t *n_fired;
     uint64_t *n_held; /* rows in state now (a gauge) */
     weir__tz *tz;     /* cfg.time_zone loaded; NULL: UTC */
-    bool have_restored_wm;
-    weir_ts restored_wm[2]; /* each side's, of the checkpoint restored */
+    weir__held_wm wm; /* each side's, held across a restore */
 } wjoin_op;
 
 /* ------------------------------------------------------------ lifecycle */
@@ -105,6 +102,7 @@ static int wjoin_create(void *arg, const weir_op_info *info, void **out_op)
     j->conf = c;
     weir_buf_init(&j->row);
     j->last_end = WEIR_TS_MIN;
+    weir__held_wm_init(&j->wm, 2);
     int rc =
         weir__join_core_init(&j->core, "window join", info, c->cfg.out_schema,
                              c->cand_schema, 0, &c->cfg.clock);
@@ -166,14 +164,6 @@ static void wjoin_close(void *op)
 
 /* ------------------------------------------------------------ input */
 
-/* Side s's watermark (UTC): its input's, held at the restored one until
- * it passes it (see the top of this file). */
-static weir_ts side_watermark(const wjoin_op *j, weir_op_ctx *ctx, int s)
-{
-    weir_ts wm = weir_op_input_watermark(ctx, s);
-    return j->have_restored_wm && j->restored_wm[s] > wm ? j->restored_wm[s] : wm;
-}
-
 static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
                          const weir_batch *in)
 {
@@ -188,7 +178,7 @@ static int wjoin_process(void *op, weir_op_ctx *ctx, int input,
     /* Judged against this side's own watermark: the join's is held back by
      * the other side, or jumps when it ends, by thread timing (see
      * weir_op_input_watermark). */
-    weir_ts wm = weir__tz_local_watermark(j->tz, side_watermark(j, ctx, input));
+    weir_ts wm = weir__tz_local_watermark(j->tz, weir__held_wm_input(&j->wm, ctx, input));
     for (uint32_t r = 0; r < in->n_rows; r++) {
         if (in->kind[r] != WEIR_ROW_INSERT)
             return weir_op_fail(
@@ -494,41 +484,18 @@ static int wjoin_timer(void *op, weir_op_ctx *ctx, const weir_timer *tm)
 
 static int wjoin_snapshot(void *op, weir_op_ctx *ctx, uint64_t ckpt_id, weir_buf *out)
 {
-    wjoin_op *j = op;
     (void)ckpt_id;
-    int rc = weir_buf_put_u8(out, 1);
-    for (int s = 0; s < 2 && !rc; s++)
-        rc = weir_buf_put_i64(out, side_watermark(j, ctx, s));
-    return rc;
+    return weir__held_wm_snapshot(&((wjoin_op *)op)->wm, ctx, out);
 }
 
 static int wjoin_restore(void *op, weir_op_ctx *ctx, weir_cursor *in)
 {
-    wjoin_op *j = op;
-    uint8_t ver = 0;
-    weir_ts wm[2];
-    int rc = weir_cursor_get_u8(in, &ver);
-    if (!rc && ver != 1)
-        rc = WEIR_ECORRUPT;
-    for (int s = 0; s < 2 && !rc; s++)
-        rc = weir_cursor_get_i64(in, &wm[s]);
-    if (rc)
-        return weir_op_fail(ctx, rc, "window join: cannot read its operator state: %s", weir_strerror(rc));
-    for (int s = 0; s < 2; s++)
-        if (!j->have_restored_wm || wm[s] < j->restored_wm[s])
-            j->restored_wm[s] = wm[s];
-    j->have_restored_wm = true;
-    return 0;
+    return weir__held_wm_restore(&((wjoin_op *)op)->wm, ctx, in, "window join");
 }
 
-/* Every old subtask's watermarks (a subtask a scale-up added has none of its own): the
- * smallest of each side. */
 static int wjoin_restore_union(void *op, weir_op_ctx *ctx, weir_cursor *states, uint32_t n)
 {
-    int rc = 0;
-    for (uint32_t i = 0; i < n && !rc; i++)
-        rc = wjoin_restore(op, ctx, &states[i]);
-    return rc;
+    return weir__held_wm_restore_union(&((wjoin_op *)op)->wm, ctx, states, n, "window join");
 }
 
 static const weir_operator_class wjoin_class = {
