@@ -36,7 +36,14 @@ that generator's oracle (both imported, no code shared with weir):
              lists, FIRST/LAST_VALUE, PERCENTILE, APPROX_PERCENTILE within
              its alpha, the DISTINCT aggregates and their distinct cache,
              FILTER), with mini-batch, two-phase and split distinct
-             aggregation drawn; about one case in six (WEIGHTS).
+             aggregation drawn; about one case in six (WEIGHTS);
+  match      match_diff.py: four MATCH_RECOGNIZE queries (random
+             patterns with greedy and reluctant quantifiers, DEFINE
+             conditions over the match so far, AFTER MATCH SKIP, WITHIN)
+             over one stream out of order within the watermark's delay;
+             most (LATE_CUT_SHARE) get their input cut in two anywhere,
+             the second file added before the last run, so that restored
+             partial matches go on over rows read after the restore.
 Every result goes to a filesystem sink in debezium-json (the print sinks of
 the first two generators are swapped for one), so what a case compares is
 the committed output: the visible files, which the sinks make visible
@@ -142,7 +149,7 @@ Runs on the shared differential driver (tests/support/diffrun.py).
 Usage: restore_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 [--families F]
 Environment: WEIR_SEED replays a run; WEIR_RDIFF_JOB=i runs job i of it;
-WEIR_RDIFF_JOBS sets the number of jobs (default 14, 4 under ASan);
+WEIR_RDIFF_JOBS sets the number of jobs (default 15, 4 under ASan);
 WEIR_RDIFF_FAMILIES (comma list, "-name" leaves one out);
 WEIR_RDIFF_OUT keeps failed jobs' folders; WEIR_RDIFF_NO_SKIP=1 draws the
 skipped shapes too.
@@ -169,14 +176,16 @@ import cdc_diff as cdc  # noqa: E402
 import window_rank_diff as wr  # noqa: E402
 import retract_diff as rd  # noqa: E402
 import window_join_diff as wj  # noqa: E402
+import match_diff as md  # noqa: E402
 
-ALL_FAMILIES = {"window", "changelog", "cdc", "rank", "retract", "wjoin"}
+ALL_FAMILIES = {"window", "changelog", "cdc", "rank", "retract", "wjoin", "match"}
 # How often a family is drawn, against 1 for each of the others: a retract
 # job is about one case in six, and one case more per run (13, not 12)
 # keeps the others' share near what it was, for about 5 % more time (a
 # retract case costs a little less than the average).
 # A window join job, about one in nine, came with one case more (14).
-WEIGHTS = {"retract": 0.8, "wjoin": 0.7}
+# A MATCH_RECOGNIZE job, about one in twelve, came with one case more (15).
+WEIGHTS = {"retract": 0.8, "wjoin": 0.7, "match": 0.6}
 WINDOW_FEATS = sd.ALL_FEATS - {"late", "late-columns", "hint-options"}
 HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill", "again"]
 # Window jobs with early firings (sql_diff's feature emit draws them in a
@@ -683,6 +692,52 @@ class WindowJoinJob(RankJob):
         return probs + wj.check(self.j, printed, case.counts)
 
 
+class MatchJob(ChangelogJob):
+    """match_diff's job: its rows (in arrival order) in one file, most of
+    them (LATE_CUT_SHARE) cut in two anywhere, the rest added as a second
+    file before the last run (WindowJob.last_file). No row is ever late:
+    rows come out of order by less than the watermark's delay, so every row
+    of the second file is after the watermark the first leaves. The oracle
+    is match_diff's over all the rows; queries whose AFTER MATCH SKIP would
+    fail the job are drawn again."""
+    family = "match"
+
+    def __init__(self, case):
+        rng = case.rng
+        rows, arrival = md.gen_rows(rng)
+        while True:
+            self.qs = [md.gen_query(rng) for _ in range(md.QUERIES_PER_JOB)]
+            try:
+                self.wants = [md.oracle(q, rows) for q in self.qs]
+                break
+            except md.SkipFails:
+                continue
+        self.j = collections.namedtuple("MatchRows", "rows")(arrival)
+        self.parallelism, self.batch = rng.choice([1, 2, 4]), None
+        self.files = None
+
+    def watch(self, case, sts):
+        if len(self.j.rows) > 1 and case.rng.random() < LATE_CUT_SHARE:
+            self.cut, self.cut_row = case.rng.randrange(1, len(self.j.rows)), "going on"
+
+    def input_text(self, rows):
+        return "".join(json.dumps(r) + "\n" for r in rows)
+
+    def text(self, interval):
+        parts = [md.sql_of(q, n) for n, q in enumerate(self.qs)]
+        return json_job_text(md.TABLE_SQL + "".join(c for c, _ in parts) + "EXECUTE STATEMENT SET BEGIN\n" +
+                             "".join(i for _, i in parts) + "END;\n", interval)
+
+    def problems(self, case):
+        lines = print_lines(case, [("q%d" % n, ["str"] * (len(q["measures"]) + 1)) for n, q in enumerate(self.qs)])
+        probs = ["%s: MATCH_RECOGNIZE retracted a row" % x.split(">")[0] for x in lines if "> -D[" in x][:3]
+        got = md.printed_rows("\n".join(lines), len(self.qs))
+        for n, want in enumerate(self.wants):
+            case.counts["matches"] += len(want)
+            probs += diffrun.multiset_problems("q%d" % n, want, got[n])
+        return probs
+
+
 class CdcJob:
     family = "cdc"
     options = []
@@ -910,6 +965,8 @@ def run_case(case):
         job = RankJob(case)
     elif family == "wjoin":
         job = WindowJoinJob(case)
+    elif family == "match":
+        job = MatchJob(case)
     elif family == "retract":
         job = RetractJob(case, n_int + 1)
     else:
@@ -1054,7 +1111,7 @@ def add_args(ap):
 
 
 def main():
-    return diffrun.main("restore_diff", run_case, jobs_env="WEIR_RDIFF_JOBS", jobs=14, asan_jobs=4,
+    return diffrun.main("restore_diff", run_case, jobs_env="WEIR_RDIFF_JOBS", jobs=15, asan_jobs=4,
                         one_env="WEIR_RDIFF_JOB", unit="jobs", add_args=add_args, out_env="WEIR_RDIFF_OUT",
                         max_failures=5, timeout=120,
                         describe=lambda a: "families " + ",".join(sorted(families(a.families))))
