@@ -1313,3 +1313,49 @@ Test(join, residual_error_names_the_input_row_and_its_match, .timeout = 120)
     weir_schema_destroy(t.out);
     weir_expr_arena_destroy(t.arena);
 }
+
+/*
+ * A batched inner join decodes a stored row once per output batch: a later
+ * pair with a row of the same bytes takes the earlier output row's values
+ * (strings shared). 300 keys hold a right row each, whose stored bytes are
+ * alike across keys (rv "same", or NULL for every third key: the key column
+ * is not stored), so rows of different keys meet in the memo's 64 slots;
+ * then 600 left rows (each key twice, and a "skip" row the residual
+ * rejects every 7th) come in batches of 256. Each pair must carry its own
+ * key and its own right row, NULL included.
+ */
+Test(join, batched_pairs_reuse_decoded_rows_only_of_equal_bytes_and_key, .timeout = 120)
+{
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.insert_only[L] = t.insert_only[R] = true;
+    t.batch_size = 256;
+    jt_start_ex(&t, WEIR_JOIN_INNER, 1, "skip", NULL);
+    enum { NK = 300 };
+    static char rights[NK][32], lefts[2 * NK][32];
+    const char *rp[NK], *lp[2 * NK];
+    for (int k = 0; k < NK; k++) {
+        snprintf(rights[k], sizeof rights[k], "+I,%d,%s", k + 1, k % 3 == 0 ? "NULL" : "same");
+        rp[k] = rights[k];
+    }
+    th_source_rows_text(t.src[R], 0, 0, rp, NK);
+    cr_assert(th_source_wait_read(t.src[R], 0, GUARD_MS));
+    cr_assert(join_took(&t, NK));
+    weir_buf want;
+    weir_buf_init(&want);
+    char row[64];
+    for (int i = 0; i < 2 * NK; i++) {
+        int k = (i * 7919) % NK + 1; /* every key twice, in a scattered order */
+        bool skip = i % 7 == 3;
+        snprintf(lefts[i], sizeof lefts[i], "+I,%d,%s", k, skip ? "skip" : "l");
+        lp[i] = lefts[i];
+        if (skip)
+            continue;
+        int n = snprintf(row, sizeof row, "+I %d,l,%d,%s\n", k, k, (k - 1) % 3 == 0 ? "NULL" : "same");
+        cr_assert_eq(weir_buf_put(&want, row, (size_t)n), 0);
+    }
+    cr_assert_eq(weir_buf_put(&want, "", 1), 0);
+    th_source_rows_text(t.src[L], 0, 0, lp, 2 * NK);
+    jt_finish(&t, (const char *)want.data);
+    weir_buf_fini(&want);
+}
