@@ -134,7 +134,7 @@ typedef struct cand_ref {
 
 /*
  * A stored row decoded into an output row of the batch being filled
- * (batched joins, out_side): a later pair with a row of the same bytes
+ * (out_side): a later output row with a row of the same bytes
  * takes that output row's columns, strings shared, instead of decoding
  * again - in Nexmark q9 most bids of a batch join one of a few hot
  * auctions, and the auction's ~500 bytes were decoded and copied per bid.
@@ -243,8 +243,8 @@ typedef struct join_op {
     log_form form[2];    /* a row log's elements, per side */
     int scan_s;          /* the side scan_side reads */
     weir_buf scan;       /* encoded rows of the other side */
-    decoded dec[DECODED_SLOTS]; /* batched: stored rows decoded into the output batch */
-    uint8_t *out_w;      /* batched: each output column's bytes a value (weir_type_size) */
+    decoded dec[DECODED_SLOTS]; /* stored rows decoded into the output batch */
+    uint8_t *out_w;      /* each output column's bytes a value (weir_type_size) */
     weir_buf dec_bytes;  /* their bytes (for the output batch dec_gen - 1) */
     uint64_t dec_gen;
     weir_buf row;        /* encoded input row */
@@ -471,9 +471,9 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
                                   &c->cfg.clock);
     if (!rc && j->batched && !(j->from = weir_calloc(j->core.batch_size, sizeof *j->from)))
         rc = WEIR_ENOMEM;
-    if (!rc && j->batched && !(j->out_w = weir_calloc(os->n_fields ? os->n_fields : 1, 1)))
+    if (!rc && !(j->out_w = weir_calloc(os->n_fields ? os->n_fields : 1, 1)))
         rc = WEIR_ENOMEM;
-    for (uint32_t k = 0; !rc && j->batched && k < os->n_fields; k++)
+    for (uint32_t k = 0; !rc && k < os->n_fields; k++)
         j->out_w[k] = (uint8_t)weir_type_size(os->fields[k].type);
     return rc;
 }
@@ -1107,10 +1107,12 @@ static void share_cols(join_op *j, uint32_t dst, uint32_t src, uint32_t off, uin
 }
 
 /*
- * Side `side`'s columns of output row r from stored row i (batched): from
- * an earlier output row of this batch that decoded the same bytes, when
- * dec has one, else decoded (and remembered). 1: not found, the caller
- * decodes; 0: written.
+ * Side `side`'s columns of output row r from stored row cr: from an
+ * earlier output row of this batch that decoded the same bytes, when dec
+ * has one (0: written); else 1, and row r is remembered for them: the
+ * caller decodes them into it. The output batch is known by core.out_gen,
+ * which every emission of it counts: its rows stay as written until then
+ * (a batched join's residual filters them only as it emits them).
  */
 static int out_stored_again(join_op *j, uint32_t r, int side, const cand_ref *cr, uint32_t off, uint32_t n)
 {
@@ -1138,7 +1140,7 @@ static int out_side(join_op *j, weir_op_ctx *ctx, uint32_t r, int side, uint32_t
     if (side == j->in_side)
         return weir__row_copy_cols(j->core.out, r, off, j->in, j->in_row, 0, c->n_out[side]);
     const cand_ref *cr = &j->refs[i];
-    if (!j->batched || out_stored_again(j, r, side, cr, off, c->n_out[side])) {
+    if (out_stored_again(j, r, side, cr, off, c->n_out[side])) {
         int rc = weir__crow_plan_decode(&j->plan[side], j->scan.data + cr->off, cr->len, j->core.out, r);
         if (rc)
             return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
