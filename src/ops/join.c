@@ -88,7 +88,9 @@
  * lookup is a cache miss, and these overlap. The residual's columns of
  * the other side's rows are decoded straight from the state into the
  * candidates during the scan; an output row is built once, from the input
- * row and the other row's stored bytes, and only for a row emitted. An
+ * row and the other row's stored bytes, and only for a row emitted; a
+ * stored row that an earlier row of the same output batch decoded is
+ * taken from there (out_stored_again: q9's bids and their hot auctions). An
  * inner join's candidates are its output rows themselves, each stored row
  * decoded once: the residual runs over the output batch when it is full
  * (and at the batch's end), and the rows it rejects are taken out before
