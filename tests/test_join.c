@@ -1313,3 +1313,90 @@ Test(join, residual_error_names_the_input_row_and_its_match, .timeout = 120)
     weir_schema_destroy(t.out);
     weir_expr_arena_destroy(t.arena);
 }
+
+/*
+ * A join decodes a stored row once per output batch: a later output row
+ * of a row with the same bytes takes the earlier output row's values
+ * (strings shared). 300 keys hold a right row each: rv "same" (the same
+ * bytes under every such key: the key column is not stored), NULL, or
+ * "v<k>" of three digits (bytes of the same length that differ), a third
+ * of the keys each; rows of different keys meet in the memo's 64 slots;
+ * then 600 left rows (each key twice, and a "skip" row every 7th, which
+ * residual_ne rejects when set) come in batches of 256. Each pair must
+ * carry its own key and its own right row, NULL included.
+ */
+/* reuse_decoded's right row of key k (its rv, written into v when it is made). */
+static const char *right_v(int k, char *v)
+{
+    if (k % 3 == 1)
+        return "NULL";
+    if (k % 3 == 2)
+        return "same";
+    snprintf(v, 8, "v%03d", k);
+    return v;
+}
+
+static void reuse_decoded(weir_join_type type, const char *residual_ne, const char *rocksdb_dir)
+{
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.rocksdb_dir = rocksdb_dir;
+    t.insert_only[L] = t.insert_only[R] = true;
+    t.batch_size = 256;
+    jt_start_ex(&t, type, 1, residual_ne, NULL);
+    enum { NK = 300 };
+    static char rights[NK][32], lefts[2 * NK][32];
+    const char *rp[NK], *lp[2 * NK];
+    char row[64], v[8];
+    for (int k = 0; k < NK; k++) {
+        snprintf(rights[k], sizeof rights[k], "+I,%d,%s", k + 1, right_v(k + 1, v));
+        rp[k] = rights[k];
+    }
+    th_source_rows_text(t.src[R], 0, 0, rp, NK);
+    cr_assert(th_source_wait_read(t.src[R], 0, GUARD_MS));
+    cr_assert(join_took(&t, NK));
+    weir_buf want;
+    weir_buf_init(&want);
+    for (int i = 0; i < 2 * NK; i++) {
+        int k = (i * 7919) % NK + 1; /* every key twice, in a scattered order */
+        const char *lv = i % 7 == 3 ? "skip" : "l";
+        snprintf(lefts[i], sizeof lefts[i], "+I,%d,%s", k, lv);
+        lp[i] = lefts[i];
+        if (residual_ne && !strcmp(lv, residual_ne))
+            continue;
+        int n = snprintf(row, sizeof row, "+I %d,%s,%d,%s\n", k, lv, k, right_v(k, v));
+        cr_assert_eq(weir_buf_put(&want, row, (size_t)n), 0);
+    }
+    cr_assert_eq(weir_buf_put(&want, "", 1), 0);
+    th_source_rows_text(t.src[L], 0, 0, lp, 2 * NK);
+    jt_finish(&t, (const char *)want.data);
+    weir_buf_fini(&want);
+}
+
+/* An inner join with a residual: its output rows wait for the residual in batches. */
+Test(join, batched_pairs_reuse_decoded_rows_only_of_equal_bytes_and_key, .timeout = 120)
+{
+    reuse_decoded(WEIR_JOIN_INNER, "skip", NULL);
+}
+
+/* A left join without one: each output row goes out as it is written. */
+Test(join, pairs_reuse_decoded_rows_only_of_equal_bytes_and_key, .timeout = 120)
+{
+    reuse_decoded(WEIR_JOIN_LEFT, NULL, NULL);
+}
+
+/* On RocksDB the rows a scan meets lie in the backend's buffers, often at
+ * one address: the slot's hint finds other rows' bytes there, and only
+ * the compare keeps them apart. */
+Test(join, pairs_reuse_decoded_rows_on_rocksdb, .timeout = 120)
+{
+#ifndef WEIR_HAVE_ROCKSDB
+    cr_skip_test("built without RocksDB");
+#endif
+    char dir[] = "/tmp/weir-join-rocks-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    reuse_decoded(WEIR_JOIN_INNER, "skip", dir);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}

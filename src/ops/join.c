@@ -88,7 +88,9 @@
  * lookup is a cache miss, and these overlap. The residual's columns of
  * the other side's rows are decoded straight from the state into the
  * candidates during the scan; an output row is built once, from the input
- * row and the other row's stored bytes, and only for a row emitted. An
+ * row and the other row's stored bytes, and only for a row emitted; a
+ * stored row that an earlier row of the same output batch decoded is
+ * taken from there (out_stored_again: q9's bids and their hot auctions). An
  * inner join's candidates are its output rows themselves, each stored row
  * decoded once: the residual runs over the output batch when it is full
  * (and at the batch's end), and the rows it rejects are taken out before
@@ -130,7 +132,27 @@ typedef struct cand_ref {
     int64_t count; /* occurrences */
     int64_t assoc; /* associations (outer side only) */
     int64_t ts;    /* row time (interval joins) */
+    const void *at; /* where the row lay in the state when read (gather), else NULL */
 } cand_ref;
+
+/*
+ * A stored row decoded into an output row of the batch being filled
+ * (out_side): a later output row with a row of the same bytes
+ * takes that output row's columns, strings shared, instead of decoding
+ * again - in Nexmark q9 most bids of a batch join one of a few hot
+ * auctions, and the auction's ~500 bytes were decoded and copied per bid.
+ * Found by where the row lay in the state (a hint: a block freed and
+ * reused holds other bytes there), known by its bytes.
+ */
+#define DECODED_BITS 6
+#define DECODED_SLOTS (1u << DECODED_BITS)
+typedef struct decoded {
+    uint64_t gen;  /* core.out_gen + 1 of the output batch it went into; 0: none */
+    size_t boff;   /* its bytes in join_op.dec_bytes */
+    uint32_t len;  /* their length */
+    uint32_t row;  /* the output row */
+    int side;
+} decoded;
 
 /* Keys of one side whose rows expire by `ts` (bounded joins). keys: per
  * listing, the key's length (LEB128, one or two bytes) and its bytes,
@@ -224,6 +246,10 @@ typedef struct join_op {
     log_form form[2];    /* a row log's elements, per side */
     int scan_s;          /* the side scan_side reads */
     weir_buf scan;       /* encoded rows of the other side */
+    decoded dec[DECODED_SLOTS]; /* stored rows decoded into the output batch */
+    uint8_t *out_w;      /* each output column's bytes a value (weir_type_size) */
+    weir_buf dec_bytes;  /* their bytes (for the output batch dec_gen - 1) */
+    uint64_t dec_gen;
     weir_buf row;        /* encoded input row */
     weir_buf val;        /* a map value being written */
     row_key *rkeys;   /* the join key of each row of the batch at hand */
@@ -416,6 +442,7 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
     j->conf = c;
     weir__held_wm_init(&j->held, 2);
     weir_buf_init(&j->scan);
+    weir_buf_init(&j->dec_bytes);
     weir_buf_init(&j->row);
     weir_buf_init(&j->val);
     weir_buf_init(&j->keys);
@@ -449,6 +476,10 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
                                   &c->cfg.clock);
     if (!rc && j->batched && !(j->from = weir_calloc(j->core.batch_size, sizeof *j->from)))
         rc = WEIR_ENOMEM;
+    if (!rc && !(j->out_w = weir_calloc(os->n_fields ? os->n_fields : 1, 1)))
+        rc = WEIR_ENOMEM;
+    for (uint32_t k = 0; !rc && k < os->n_fields; k++)
+        j->out_w[k] = (uint8_t)weir_type_size(os->fields[k].type);
     return rc;
 }
 
@@ -781,6 +812,8 @@ static void join_close(void *op)
         weir_free(j->form[s].drop);
     }
     weir_buf_fini(&j->scan);
+    weir_buf_fini(&j->dec_bytes);
+    weir_free(j->out_w);
     weir_buf_fini(&j->row);
     weir_buf_fini(&j->val);
     for (int s = 0; s < 2; s++) {
@@ -1048,6 +1081,63 @@ static inline int fill_keys(const join_op *j, int o, weir_batch *dst, uint32_t r
     return 0;
 }
 
+/* The slot of j->dec for a stored row that lay at `at`. */
+static inline decoded *dec_slot(join_op *j, const void *at)
+{
+    uint64_t h = (uint64_t)(uintptr_t)at * UINT64_C(0x9e3779b97f4a7c15);
+    return &j->dec[h >> (64 - DECODED_BITS)];
+}
+
+/* Columns [off, off + n) of output row src into output row dst, NULLs too;
+ * strings shared, not copied: both rows refer to the same heap bytes. */
+static void share_cols(join_op *j, uint32_t dst, uint32_t src, uint32_t off, uint32_t n)
+{
+    weir_batch *b = j->core.out;
+    for (uint32_t c = off; c < off + n; c++) {
+        weir_column *col = &b->cols[c];
+        if (!col->all_valid) {
+            if (!(col->valid[src >> 3] & (1u << (src & 7)))) {
+                weir_batch_set_null(b, c, dst);
+                continue;
+            }
+            col->valid[dst >> 3] |= (uint8_t)(1u << (dst & 7));
+        }
+        char *d = col->data;
+        size_t w = j->out_w[c];
+        if (w == 8) /* BIGINT, timestamps, strings (heap references): most columns */
+            memcpy(d + (size_t)dst * 8, d + (size_t)src * 8, 8);
+        else
+            memcpy(d + (size_t)dst * w, d + (size_t)src * w, w);
+    }
+}
+
+/*
+ * Side `side`'s columns of output row r from stored row cr: from an
+ * earlier output row of this batch that decoded the same bytes, when dec
+ * has one (0: written); else 1, and row r is remembered for them: the
+ * caller decodes them into it. The output batch is known by core.out_gen,
+ * which every emission of it counts: its rows stay as written until then
+ * (a batched join's residual filters them only as it emits them).
+ */
+static int out_stored_again(join_op *j, uint32_t r, int side, const cand_ref *cr, uint32_t off, uint32_t n)
+{
+    uint64_t gen = j->core.out_gen + 1;
+    decoded *d = dec_slot(j, cr->at);
+    const uint8_t *bytes = j->scan.data + cr->off;
+    if (d->gen == gen && d->side == side && d->len == cr->len && d->row < j->core.out->n_rows &&
+        memcmp(j->dec_bytes.data + d->boff, bytes, cr->len) == 0) {
+        share_cols(j, r, d->row, off, n);
+        return 0;
+    }
+    if (j->dec_gen != gen) { /* a new output batch: what dec held is gone */
+        weir_buf_clear(&j->dec_bytes);
+        j->dec_gen = gen;
+    }
+    if (cr->len <= UINT32_MAX && !weir_buf_put(&j->dec_bytes, bytes, cr->len))
+        *d = (decoded){gen, j->dec_bytes.len - cr->len, (uint32_t)cr->len, r, side};
+    return 1;
+}
+
 static int out_side(join_op *j, weir_op_ctx *ctx, uint32_t r, int side, uint32_t i)
 {
     const weir_join_config *c = &j->conf->cfg;
@@ -1055,9 +1145,11 @@ static int out_side(join_op *j, weir_op_ctx *ctx, uint32_t r, int side, uint32_t
     if (side == j->in_side)
         return weir__row_copy_cols(j->core.out, r, off, j->in, j->in_row, 0, c->n_out[side]);
     const cand_ref *cr = &j->refs[i];
-    int rc = weir__crow_plan_decode(&j->plan[side], j->scan.data + cr->off, cr->len, j->core.out, r);
-    if (rc)
-        return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
+    if (out_stored_again(j, r, side, cr, off, c->n_out[side])) {
+        int rc = weir__crow_plan_decode(&j->plan[side], j->scan.data + cr->off, cr->len, j->core.out, r);
+        if (rc)
+            return weir_op_fail(ctx, rc, "join state holds a row that does not decode");
+    }
     return j->form[side].n_fill ? fill_keys(j, side, j->core.out, r, off, NULL, j->in, j->in_row) : 0;
 }
 
@@ -1161,6 +1253,7 @@ static int add_ref(join_op *j, size_t klen, const void *v, size_t vlen)
     r->count = count;
     r->assoc = assoc;
     r->ts = ts;
+    r->at = NULL;
     return 0;
 }
 
@@ -1255,6 +1348,8 @@ static int gather_visit(void *ud, const void *k, size_t klen, const void *v, siz
     const weir_join_config *c = &j->conf->cfg;
     int o = 1 - g->s, row;
     int rc = add_ref(j, klen, v, vlen);
+    if (!rc)
+        j->refs[j->n_refs - 1].at = k;
     if (!rc && weir_buf_put(&j->scan, k, klen))
         rc = WEIR_ENOMEM;
     /* room for the residual's result too, when there is none to evaluate */

@@ -117,6 +117,7 @@ int weir__join_core_key_fits(weir_join_core *jc, weir_op_ctx *ctx, size_t klen)
 int weir__join_core_flush(weir_join_core *jc, weir_op_ctx *ctx)
 {
     weir_op_counter_add(jc->n_emitted, jc->out->n_rows);
+    jc->out_gen++;
     return weir_op_emit_reset(ctx, jc->out);
 }
 

@@ -21,6 +21,7 @@ typedef struct weir_join_core {
     weir_state *st[2];  /* per side */
     weir_expr_env *env; /* the residual condition's */
     weir_batch *out;    /* output being filled */
+    uint64_t out_gen;   /* output batches emitted so far (a row of out is known by it and its index) */
     weir_batch *cand;   /* candidate joined rows */
     uint8_t *sel;       /* the residual's result per candidate */
     uint32_t cand_cap;
@@ -64,7 +65,7 @@ int weir__join_core_key(weir_join_core *jc, weir_op_ctx *ctx,
 /* That error for a key of klen bytes encoded elsewhere (0 when it fits jc->key). */
 int weir__join_core_key_fits(weir_join_core *jc, weir_op_ctx *ctx, size_t klen);
 
-/* Emits the output batch (counted in join_rows_emitted). */
+/* Emits the output batch (counted in join_rows_emitted) and counts it in out_gen. */
 int weir__join_core_flush(weir_join_core *jc, weir_op_ctx *ctx);
 /* A new output row of this kind and time (the batch emitted first when it
  * is full): its index in *row. */
