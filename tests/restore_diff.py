@@ -43,7 +43,10 @@ that generator's oracle (both imported, no code shared with weir):
              over one stream out of order within the watermark's delay;
              most (LATE_CUT_SHARE) get their input cut in two anywhere,
              the second file added before the last run, so that restored
-             partial matches go on over rows read after the restore.
+             partial matches go on over rows read after the restore;
+  temporal   temporal_join_diff.py: [LEFT] event-time temporal joins of
+             a probe stream with a versioned table (PRIMARY KEY, or a
+             versioned view), both inputs with late rows of their own.
 Every result goes to a filesystem sink in debezium-json (the print sinks of
 the first two generators are swapped for one), so what a case compares is
 the committed output: the visible files, which the sinks make visible
@@ -149,7 +152,7 @@ Runs on the shared differential driver (tests/support/diffrun.py).
 Usage: restore_diff.py --weir BIN [--jobs N] [--seed S] [--job I] [--out DIR]
 [--families F]
 Environment: WEIR_SEED replays a run; WEIR_RDIFF_JOB=i runs job i of it;
-WEIR_RDIFF_JOBS sets the number of jobs (default 15, 4 under ASan);
+WEIR_RDIFF_JOBS sets the number of jobs (default 16, 4 under ASan);
 WEIR_RDIFF_FAMILIES (comma list, "-name" leaves one out);
 WEIR_RDIFF_OUT keeps failed jobs' folders; WEIR_RDIFF_NO_SKIP=1 draws the
 skipped shapes too.
@@ -177,15 +180,17 @@ import window_rank_diff as wr  # noqa: E402
 import retract_diff as rd  # noqa: E402
 import window_join_diff as wj  # noqa: E402
 import match_diff as md  # noqa: E402
+import temporal_join_diff as tj  # noqa: E402
 
-ALL_FAMILIES = {"window", "changelog", "cdc", "rank", "retract", "wjoin", "match"}
+ALL_FAMILIES = {"window", "changelog", "cdc", "rank", "retract", "wjoin", "match", "temporal"}
 # How often a family is drawn, against 1 for each of the others: a retract
 # job is about one case in six, and one case more per run (13, not 12)
 # keeps the others' share near what it was, for about 5 % more time (a
 # retract case costs a little less than the average).
 # A window join job, about one in nine, came with one case more (14).
-# A MATCH_RECOGNIZE job, about one in twelve, came with one case more (15).
-WEIGHTS = {"retract": 0.8, "wjoin": 0.7, "match": 0.6}
+# A MATCH_RECOGNIZE job and a temporal join job, about one in twelve each,
+# came with a case more each (16).
+WEIGHTS = {"retract": 0.8, "wjoin": 0.7, "match": 0.6, "temporal": 0.6}
 WINDOW_FEATS = sd.ALL_FEATS - {"late", "late-columns", "hint-options"}
 HOWS = ["kill", "kill", "term", "savepoint-stop", "savepoint-kill", "again"]
 # Window jobs with early firings (sql_diff's feature emit draws them in a
@@ -444,6 +449,32 @@ def rank_late_cut(rng, j):
     cuts = [c for c in cuts if not timed_fate(j.rows, c[0], j.delay,
                                               lambda ts: [b for _, b in wr.windows_of(ts, j.kind, j.size, j.slide, j.off)], 0)]
     return rng.choice(cuts) if cuts else None
+
+
+def temporal_cut(rng, rows, delay):
+    """Where to cut a temporal join job's probe rows (time at index 1) in
+    two, and what the second part starts with, or None. The oracle judges
+    a row late by W = max(times before) - delay (one split); the last run
+    judges the second part's rows by the restored W0 until the first
+    part's subtask ends, then by W (timed_fate): only a cut where no row's
+    fate differs between the two (W0 <= time < W) is drawn; mostly one
+    before a row behind W0."""
+    late, others = [], []
+    for n in range(1, len(rows)):
+        w0 = max(r[1] for r in rows[:n]) - delay
+        top, behind, ok = w0 + delay, False, True
+        for r in rows[n:]:
+            if w0 <= r[1] < top - delay:
+                ok = False
+                break
+            behind |= r[1] < w0
+            top = max(top, r[1])
+        if ok:
+            (late if rows[n][1] < w0 else others).append((n, "late" if rows[n][1] < w0 else
+                                                          "with late rows after it" if behind else "on time"))
+    if late and rng.random() < 0.8:
+        return rng.choice(late)
+    return rng.choice(others) if others else None
 
 
 IDLE_TIMEOUT_MS = 20000
@@ -730,11 +761,78 @@ class MatchJob(ChangelogJob):
 
     def problems(self, case):
         lines = print_lines(case, [("q%d" % n, ["str"] * (len(q["measures"]) + 1)) for n, q in enumerate(self.qs)])
-        probs = ["%s: MATCH_RECOGNIZE retracted a row" % x.split(">")[0] for x in lines if "> -D[" in x][:3]
-        got = md.printed_rows("\n".join(lines), len(self.qs))
+        printed, probs = diffrun.print_inserts("\n".join(lines))  # append-only: a -D is a problem
         for n, want in enumerate(self.wants):
             case.counts["matches"] += len(want)
-            probs += diffrun.multiset_problems("q%d" % n, want, got[n])
+            probs += diffrun.multiset_problems("q%d" % n, want, [tuple(r) for r in printed.get("q%d" % n, [])])
+        return probs
+
+
+class TemporalJoinJob(WindowJoinJob):
+    """temporal_join_diff's job: a versioned table (a PRIMARY KEY table or
+    a versioned view over an append-only one) and a probe stream, each one
+    file there from the start (folders versions and probe; the oracle
+    models one split per input, its late rows judged by that input's own
+    watermark), four [LEFT] temporal joins FOR SYSTEM_TIME AS OF the probe's
+    time: a restored run resumes with the versions and the probe rows the
+    watermarks have not released in state, and each input's watermark."""
+    family = "temporal"
+
+    def __init__(self, case):
+        self.j = tj.gen_job(case.rng)
+        self.j.seed, self.j.index = case.seed, case.index
+        self.parallelism, self.batch = self.j.parallelism, self.j.batch
+        self.files = None
+
+    def watch(self, case, sts):
+        """Most jobs (LATE_CUT_SHARE) get their probe file cut in two: the
+        rows from the cut on come as probe/probe2.csv before the last run
+        (last_file), mostly from before a row behind the watermark the
+        first part leaves, which the restored join must drop as late."""
+        if case.rng.random() < LATE_CUT_SHARE:
+            cut = temporal_cut(case.rng, self.j.probes, self.j.pdelay)
+            if cut:
+                self.cut, self.cut_row = cut
+
+    def last_file(self, case, restore, p):
+        """As WindowJob.last_file, for the probe's folder."""
+        if restore is None:
+            return False
+        shown = case.run_weir(["inspect", restore])
+        first = [st for sid, st in re.findall(r"source split (\S+): (\w+)", shown.stdout or "")
+                 if sid.endswith("probe.csv")]
+        if shown.returncode != 0 or not first or any(st != "finished" for st in first):
+            return False
+        tmp = case.path("probe", ".probe2.csv")
+        with open(tmp, "w") as f:
+            f.write("".join("%d,%d,%d,%d,%d\n" % r for r in self.j.probes[self.cut:]))
+        os.rename(tmp, case.path("probe", "probe2.csv"))  # after probe.csv: split 1 of the bounded run
+        case.counts["temporal jobs with a probe row %s after the last restore" % self.cut_row] += 1
+        return True
+
+    def text(self, interval):
+        text = file_sinks(tj.job_sql(self.j))
+        for name in ("versions", "probe"):
+            old = "'path' = '%s.csv', 'format' = 'csv')" % name
+            assert old in text
+            text = text.replace(old, "'path' = '%s', 'format' = 'csv'%s)" % (name, monitor(interval)))
+        return text
+
+    def grow(self, case, i, last):
+        if i == 0:
+            for name, rows, fmt in (("versions", self.j.versions, "%d,%d,%d,%d\n"),
+                                    ("probe", self.j.probes[:self.cut], "%d,%d,%d,%d,%d\n")):
+                os.makedirs(case.path(name), exist_ok=True)
+                case.write(os.path.join(name, name + ".csv"), "".join(fmt % r for r in rows))
+
+    def problems(self, case):
+        lines = print_lines(case, [("q%d" % q, ["int"] * 6) for q in range(len(self.j.queries))])
+        printed, probs = diffrun.print_inserts("\n".join(lines))  # append-only: a -D is a problem
+        want = tj.oracle(self.j)
+        for q in sorted(want):
+            got = collections.Counter(tuple(None if x == "null" else int(x) for x in r) for r in printed.get(q, []))
+            case.counts["temporal join rows"] += sum(want[q].values())
+            probs += diffrun.multiset_problems(q, want[q], got)
         return probs
 
 
@@ -967,6 +1065,8 @@ def run_case(case):
         job = WindowJoinJob(case)
     elif family == "match":
         job = MatchJob(case)
+    elif family == "temporal":
+        job = TemporalJoinJob(case)
     elif family == "retract":
         job = RetractJob(case, n_int + 1)
     else:
@@ -1111,7 +1211,7 @@ def add_args(ap):
 
 
 def main():
-    return diffrun.main("restore_diff", run_case, jobs_env="WEIR_RDIFF_JOBS", jobs=15, asan_jobs=4,
+    return diffrun.main("restore_diff", run_case, jobs_env="WEIR_RDIFF_JOBS", jobs=16, asan_jobs=4,
                         one_env="WEIR_RDIFF_JOB", unit="jobs", add_args=add_args, out_env="WEIR_RDIFF_OUT",
                         max_failures=5, timeout=120,
                         describe=lambda a: "families " + ",".join(sorted(families(a.families))))
