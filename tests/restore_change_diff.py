@@ -17,7 +17,7 @@ last of a.json, sorted by time, but for late rows, below):
   over    OVER aggregations per key, ROWS n PRECEDING, in time order;
   join    a regular or interval join (INNER or LEFT, `=` or IS NOT
           DISTINCT FROM) of the rows of even w with those of odd w, on the
-          keys;
+          keys (a WHERE applies to both sides);
   dedup   a deduplication (ROW_NUMBER per key by the event time, rn = 1:
           keep each key's first row, or, DESC, its last);
   wtopn   a window Top-N (ROW_NUMBER per TUMBLE, HOP or CUMULATE window
@@ -101,7 +101,7 @@ column position into their final table (an OVER job's is append-only).
 What it does not cover: MATCH_RECOGNIZE (its `pattern` and `running
 values` are checked by tests/test_restore_compat.sh only); projection
 changes of the changelog jobs (their retractions would come in the new
-shape: not a restore question) and a WHERE change of a join or window join job;
+shape: not a restore question);
 aggregates reordered in the SELECT (weir refuses them:
 same_aggregate_order); late rows of OVER and deduplication jobs,
 and late rows that only b.json's own rows make late (whether the
@@ -157,7 +157,8 @@ ONLY = {"columns": {"window"}, "window": WINDOWED, "window-kind": WINDOWED,
         "n": {"topn", "wtopn"}, "order": {"topn", "wtopn"}, "frame": {"over"}, "function": {"window", "group", "over"},
         "argument": {"window", "group", "over"}, "arguments swapped": {"window", "group", "over"},
         "join type": {"join", "wjoin"}, "bounds": {"join"}, "null-safe": {"join"},
-        "where": {"window", "group", "topn", "over", "dedup", "wtopn", "wdedup"}, "expression": AGGREGATING,
+        "where": {"window", "group", "topn", "over", "dedup", "wtopn", "wdedup", "join", "wjoin"},
+        "expression": AGGREGATING,
         "keep": {"dedup", "wdedup"}, "dedup order": {"dedup"}, "branch where": AGGREGATING, "branch expression": AGGREGATING,
         "computed": AGGREGATING, "phase": AGGREGATING}
 
@@ -339,8 +340,6 @@ def draw_query(rng, family, expr, kind):
     q.join = rng.choice(["INNER", "LEFT"])
     q.bounds = rng.choice([None, (1, 1), (2, 0), (0, 3)])
     q.null_safe = rng.random() < 0.3
-    if family in ("join", "wjoin"):
-        q.where = None
     if family == "wjoin":  # a window join: `=` keys (weir refuses IS NOT DISTINCT FROM there), no bounds
         q.bounds, q.null_safe = None, False
     wkind = rng.choice(WINDOW_KINDS)
@@ -459,6 +458,7 @@ def job_sql(q, live):
     items = ", ".join("%s AS %s" % (item_sql(q, it), a) for it, a in zip(q.out, q.aliases))
     keys = ", ".join(n[k] for k in q.keys)
     where = "" if q.where is None else " WHERE " + rename_in(PREDICATES[q.where][0], n)
+    both = "" if q.where is None else " AND " + rename_in(PREDICATES[q.where][0], n)  # a join's, on each side
     if q.family == "window":
         body = "SELECT %s\nFROM TABLE(%s)%s\nGROUP BY %s, window_start, window_end" % (
             items, window_sql(q, table), where, keys)
@@ -481,7 +481,7 @@ def job_sql(q, live):
         body = "SELECT %s\nFROM (%s)\nWHERE rn = 1" % (items, inner)
     elif q.family == "wjoin":
         on = " AND ".join("l.%s = r.%s" % (n[k], n[k]) for k in q.keys)
-        side = "(SELECT * FROM TABLE(%s) WHERE MOD(%s, 2) = %%d)" % (window_sql(q, table), n["w"])
+        side = "(SELECT * FROM TABLE(%s) WHERE MOD(%s, 2) = %%d%s)" % (window_sql(q, table), n["w"], both)
         body = ("SELECT %s\nFROM %s l\n%s JOIN %s r\nON %s AND l.window_start = r.window_start "
                 "AND l.window_end = r.window_end" % (items, side % 0, q.join, side % 1, on))
     elif q.family == "over":
@@ -490,8 +490,8 @@ def job_sql(q, live):
         on = " AND ".join("l.%s %s r.%s" % (n[k], "IS NOT DISTINCT FROM" if q.null_safe else "=", n[k]) for k in q.keys)
         if q.bounds:
             on += " AND r.ts BETWEEN l.ts - INTERVAL '%d' SECOND AND l.ts + INTERVAL '%d' SECOND" % q.bounds
-        body = ("SELECT %s\nFROM (SELECT * FROM src WHERE MOD(%s, 2) = 0) l\n%s JOIN "
-                "(SELECT * FROM src WHERE MOD(%s, 2) = 1) r ON %s" % (items, n["w"], q.join, n["w"], on))
+        body = ("SELECT %s\nFROM (SELECT * FROM src WHERE MOD(%s, 2) = 0%s) l\n%s JOIN "
+                "(SELECT * FROM src WHERE MOD(%s, 2) = 1%s) r ON %s" % (items, n["w"], both, q.join, n["w"], both, on))
     else:
         body = "SELECT %s\nFROM %s%s\nGROUP BY %s" % (items, table, where, keys)
     text = sets + ddl + sink + "INSERT INTO dst " + body + ";\n"
