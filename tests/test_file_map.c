@@ -142,6 +142,17 @@ static int read_on(src *s, uint32_t *rows, uint32_t *left)
     return rc;
 }
 
+/* Reads the first n rows in one read (all n, or the test fails), then
+ * truncates the file to size under the reader. */
+static void read_then_truncate(src *s, uint32_t n, uint64_t size)
+{
+    weir_batch *b = weir_batch_create(s->spec.schema, n);
+    cr_assert_eq(s->spec.cls->read(s->rd, b, n, &s->err), (int)n, "%s",
+                 s->err.message);
+    weir_batch_destroy(b);
+    cr_assert_eq(truncate(file_path, (off_t)size), 0);
+}
+
 static void expect_shrunk_at(const src *s, uint64_t now, uint64_t at)
 {
     char want[1024];
@@ -173,16 +184,8 @@ static void truncate_while_read(bool map, size_t read_buffer, uint64_t size,
     write_rows();
     src s;
     src_open(&s, map, read_buffer);
-    uint32_t rows = 0, left = 0;
-    weir_batch *b = weir_batch_create(s.spec.schema, 10);
-    cr_assert_eq(s.spec.cls->read(s.rd, b, 10, &s.err), 10, "%s",
-                 s.err.message);
-    weir_batch_destroy(b);
-    rows = 10;
-    int fd = open(file_path, O_WRONLY);
-    cr_assert_geq(fd, 0);
-    cr_assert_eq(ftruncate(fd, (off_t)size), 0);
-    close(fd);
+    read_then_truncate(&s, 10, size);
+    uint32_t rows = 10, left = 0;
     int rc = read_on(&s, &rows, &left);
     cr_assert_eq(rc, WEIR_ECORRUPT, "rc %d after %u rows: %s", rc, rows,
                  s.err.message);
@@ -250,11 +253,7 @@ Test(file_map, truncated_behind_the_reader, .init = make_tmp,
     write_rows();
     src s;
     src_open(&s, true, 0);
-    weir_batch *b = weir_batch_create(s.spec.schema, 1000);
-    cr_assert_eq(s.spec.cls->read(s.rd, b, 1000, &s.err), 1000, "%s",
-                 s.err.message);
-    weir_batch_destroy(b);
-    cr_assert_eq(truncate(file_path, 4096), 0);
+    read_then_truncate(&s, 1000, 4096);
     uint32_t rows = 1000, left = 0;
     int rc = read_on(&s, &rows, &left);
     cr_assert_eq(rc, WEIR_ECORRUPT, "rc %d after %u rows", rc, rows);
@@ -327,13 +326,8 @@ Test(file_map, mapping_sees_the_file_not_a_copy, .init = make_tmp,
     write_rows();
     src s;
     src_open(&s, true, 0);
-    uint32_t rows = 0, left = 0;
-    weir_batch *b = weir_batch_create(s.spec.schema, 10);
-    cr_assert_eq(s.spec.cls->read(s.rd, b, 10, &s.err), 10, "%s",
-                 s.err.message);
-    weir_batch_destroy(b);
-    rows = 10;
-    cr_assert_eq(truncate(file_path, 8192), 0);
+    read_then_truncate(&s, 10, 8192);
+    uint32_t rows = 10, left = 0;
     int rc = read_on(&s, &rows, &left);
     cr_assert_eq(rc, WEIR_ECORRUPT, "rc %d after %u rows", rc, rows);
     src_close(&s);
@@ -341,13 +335,8 @@ Test(file_map, mapping_sees_the_file_not_a_copy, .init = make_tmp,
     /* the read mode with the same buffer: all of it, read at open */
     write_rows();
     src_open(&s, false, 0);
-    rows = 0;
-    b = weir_batch_create(s.spec.schema, 10);
-    cr_assert_eq(s.spec.cls->read(s.rd, b, 10, &s.err), 10, "%s",
-                 s.err.message);
-    weir_batch_destroy(b);
+    read_then_truncate(&s, 10, 8192);
     rows = 10;
-    cr_assert_eq(truncate(file_path, 8192), 0);
     cr_assert_eq(read_on(&s, &rows, &left), WEIR_EOF);
     cr_assert_eq(rows, ROWS);
     src_close(&s);
@@ -376,11 +365,7 @@ Test(file_map, windows_slide_and_unmap, .init = make_tmp, .fini = cleanup_tmp)
     write_n_rows(n);
     src s;
     src_open_window(&s, true, 64, 0);
-    weir_batch *b = weir_batch_create(s.spec.schema, 110000);
-    cr_assert_eq(s.spec.cls->read(s.rd, b, 110000, &s.err), 110000, "%s",
-                 s.err.message);
-    weir_batch_destroy(b);
-    cr_assert_eq(truncate(file_path, 5 << 19), 0);
+    read_then_truncate(&s, 110000, 5 << 19);
     uint32_t rows = 110000, left = 0;
     cr_assert_eq(read_on(&s, &rows, &left), WEIR_ECORRUPT);
     /* rows from 100 000 on are 21 bytes: 129 592 lie whole below 2.5 MiB */
