@@ -3,19 +3,25 @@
  * mapping: a file truncated under the mapping (SIGBUS on the pages it lost,
  * zeros on the page where it now ends) gives the read path's error for a
  * shrunk file, with only whole records in the batch; a file that grows is
- * read to its size at open; both read modes give the same; a SIGBUS that
- * is not weir's still reaches the handler installed before weir's.
+ * read to its size at open; both read modes give the same; a window that
+ * cannot be mapped hands the read on to pread; a SIGBUS that is not
+ * weir's still reaches the handler installed before weir's.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "connector/file/fileio.h"
 #include "weir/batch.h"
 #include "weir/connector.h"
 
@@ -67,9 +73,9 @@ typedef struct src {
 } src;
 
 /* Opens the one split of file_path; map: the read mode; window: the
- * mapping's (0: the default). */
-static void src_open_window(src *s, bool map, size_t read_buffer,
-                            size_t window)
+ * mapping's (0: the default); fmt: the format. */
+static void src_open_format(src *s, bool map, size_t read_buffer,
+                            size_t window, weir_format_kind fmt)
 {
     memset(s, 0, sizeof *s);
     s->schema = weir_schema_create();
@@ -81,6 +87,7 @@ static void src_open_window(src *s, bool map, size_t read_buffer,
     cfg.read_buffer_bytes = read_buffer;
     cfg.read_no_map = !map;
     cfg.map_window_bytes = window;
+    weir_format_options_init(&cfg.format, fmt);
     cr_assert_eq(weir_file_source_spec(&cfg, s->schema, &s->spec, &s->err), 0,
                  "%s", s->err.message);
     weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 64,
@@ -95,6 +102,12 @@ static void src_open_window(src *s, bool map, size_t read_buffer,
     cr_assert_eq(s->spec.cls->open_split(s->inst, ids[0], NULL, 0, &s->rd,
                                          &s->err),
                  0, "%s", s->err.message);
+}
+
+static void src_open_window(src *s, bool map, size_t read_buffer,
+                            size_t window)
+{
+    src_open_format(s, map, read_buffer, window, WEIR_FORMAT_JSON);
 }
 
 static void src_open(src *s, bool map, size_t read_buffer)
@@ -403,6 +416,47 @@ Test(file_map, grows_after_open, .init = make_tmp, .fini = cleanup_tmp)
 {
     grows(true);
     grows(false);
+}
+
+/* ---- a window that cannot be mapped ---- */
+
+static int n_maps, fail_map_at;
+
+/* mmap, but the fail_map_at-th call (from 1) and those after it fail */
+static void *failing_mmap(void *addr, size_t n, int prot, int flags, int fd,
+                          off_t off)
+{
+    if (++n_maps >= fail_map_at) {
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    return mmap(addr, n, prot, flags, fd, off);
+}
+
+/*
+ * Windows of 16 KiB over the 40 000-byte file; the first window, or the
+ * third (rows cross the window ends), cannot be mapped: the reader goes on
+ * with pread from where it was (what it had not read of the old window
+ * copied) and gives every row, in order, and maps nothing more.
+ */
+Test(file_map, window_that_cannot_be_mapped, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    write_rows();
+    for (fail_map_at = 1; fail_map_at <= 3; fail_map_at += 2) {
+        n_maps = 0;
+        weir__fio_mmap = failing_mmap;
+        src s;
+        src_open_window(&s, true, 64, 16 << 10);
+        uint32_t rows = 0, left = 0;
+        int rc = read_on(&s, &rows, &left);
+        weir__fio_mmap = mmap;
+        cr_assert_eq(rc, WEIR_EOF, "failing map %d: rc %d: %s", fail_map_at,
+                     rc, s.err.message);
+        cr_assert_eq(rows, ROWS, "failing map %d", fail_map_at);
+        cr_assert_eq(n_maps, fail_map_at, "maps tried");
+        src_close(&s);
+    }
 }
 
 /* ---- a SIGBUS that is not weir's ---- */

@@ -1411,7 +1411,7 @@ static int map_window(file_reader *r, uint64_t need_end, weir_error *err)
     if (we < need_end)
         we = need_end;
     size_t n = (size_t)(we - ws);
-    void *m = mmap(NULL, n, PROT_READ, MAP_SHARED, r->fd, (off_t)ws);
+    void *m = weir__fio_mmap(NULL, n, PROT_READ, MAP_SHARED, r->fd, (off_t)ws);
     if (m == MAP_FAILED)
         return unmap_to_read(r, err);
     /* read once, front to back: read ahead, drop pages behind */
