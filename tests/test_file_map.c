@@ -4,7 +4,8 @@
  * zeros on the page where it now ends) gives the read path's error for a
  * shrunk file, with only whole records in the batch; a file that grows is
  * read to its size at open; both read modes give the same; a window that
- * cannot be mapped hands the read on to pread; a SIGBUS that is not
+ * cannot be mapped hands the read on to pread; a debezium-json update cut
+ * by the truncation leaves neither of its rows; a SIGBUS that is not
  * weir's still reaches the handler installed before weir's.
  */
 #include <criterion/criterion.h>
@@ -457,6 +458,143 @@ Test(file_map, window_that_cannot_be_mapped, .init = make_tmp,
         cr_assert_eq(n_maps, fail_map_at, "maps tried");
         src_close(&s);
     }
+}
+
+/* ---- a debezium-json update: two rows, both or neither ---- */
+
+/* A small update of key k, v from "b" to "a". */
+static void put_update(FILE *f, int k)
+{
+    fprintf(f, "{\"before\":{\"k\":%d,\"v\":\"b\"},\"after\":{\"k\":%d,\"v\":\"a\"},\"op\":\"u\"}\n", k, k);
+}
+
+#define BIG_AFTER (4u << 20) /* the length of v after the big update */
+
+/*
+ * Three small updates (keys 0..2), an update of key 3 whose new v is
+ * BIG_AFTER bytes, one more small update (key 4). Returns the offset of
+ * the big value's first byte.
+ */
+static long write_updates(void)
+{
+    FILE *f = fopen(file_path, "w");
+    cr_assert_not_null(f);
+    for (int k = 0; k < 3; k++)
+        put_update(f, k);
+    fputs("{\"before\":{\"k\":3,\"v\":\"b\"},\"after\":{\"k\":3,\"v\":\"", f);
+    long at = ftell(f);
+    static char big[BIG_AFTER];
+    memset(big, 'a', sizeof big);
+    cr_assert_eq(fwrite(big, 1, sizeof big, f), sizeof big);
+    fputs("\"},\"op\":\"u\"}\n", f);
+    put_update(f, 4);
+    cr_assert_eq(fclose(f), 0);
+    return at;
+}
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+typedef struct cutter {
+    _Atomic double start_us; /* when the read began (0: not yet) */
+    double delay_us;
+    off_t size;
+    int rc; /* truncate's */
+} cutter;
+
+/* Truncates the file to c->size delay_us after the read began. */
+static void *cut_later(void *p)
+{
+    cutter *c = p;
+    double t0;
+    while (!(t0 = atomic_load(&c->start_us)))
+        ;
+    while (now_us() < t0 + c->delay_us)
+        ;
+    c->rc = truncate(file_path, c->size);
+    return NULL;
+}
+
+/*
+ * The rows of a read of the updates: whole pairs (-U then +U of one key),
+ * keys from 0 on; returns how many pairs.
+ */
+static uint32_t check_pairs(const weir_batch *b)
+{
+    cr_assert_eq(b->n_rows % 2, 0, "%u rows: half an update", b->n_rows);
+    for (uint32_t i = 0; i < b->n_rows; i += 2) {
+        cr_assert_eq(b->kind[i], WEIR_ROW_UPDATE_BEFORE, "row %u", i);
+        cr_assert_eq(b->kind[i + 1], WEIR_ROW_UPDATE_AFTER, "row %u", i + 1);
+        cr_assert_eq(WEIR_COL_I64(b, 0)[i], (int64_t)(i / 2), "row %u", i);
+        cr_assert_eq(WEIR_COL_I64(b, 0)[i + 1], (int64_t)(i / 2), "row %u", i + 1);
+        uint32_t len;
+        weir_batch_str(b, 1, i + 1, &len);
+        cr_assert_eq(len, i / 2 == 3 ? BIG_AFTER : 1, "row %u", i + 1);
+    }
+    return b->n_rows / 2;
+}
+
+/*
+ * The file is cut in the middle of the big update's new value while one
+ * read decodes the records, at moments swept over the read's length: a
+ * cut while the new value is decoded comes when the old row (-U) is in
+ * the batch already; the mapped reader takes it out again with the
+ * record. Whenever the cut comes, the batch holds whole updates only:
+ * the read gives all five, or the error of a shrunk file with the first
+ * three or none (the check after the read finds the cut, and any row may
+ * then be zeros).
+ */
+Test(file_map, update_cut_in_two_is_neither_row, .init = make_tmp,
+     .fini = cleanup_tmp, .timeout = 120)
+{
+    const int tries = 40;
+    double full_us = 0;
+    int n_cut = 0;
+    for (int t = -1; t < tries; t++) {
+        long at = write_updates();
+        src s;
+        src_open_format(&s, true, 0, 0, WEIR_FORMAT_DEBEZIUM_JSON);
+        weir_batch *b = weir_batch_create(s.spec.schema, 16);
+        if (t < 0) { /* how long a read takes, not cut */
+            double t0 = now_us();
+            cr_assert_eq(s.spec.cls->read(s.rd, b, 16, &s.err), 10, "%s",
+                         s.err.message);
+            full_us = now_us() - t0;
+            cr_assert_eq(check_pairs(b), 5);
+            weir_batch_destroy(b);
+            src_close(&s);
+            continue;
+        }
+        /* the first page boundary past half of the value */
+        long page = sysconf(_SC_PAGESIZE);
+        cutter c = {.delay_us = full_us * t / tries,
+                    .size = (off_t)((at + BIG_AFTER / 2) / page * page)};
+        pthread_t th;
+        cr_assert_eq(pthread_create(&th, NULL, cut_later, &c), 0);
+        atomic_store(&c.start_us, now_us());
+        int rc = s.spec.cls->read(s.rd, b, 16, &s.err);
+        pthread_join(th, NULL);
+        cr_assert_eq(c.rc, 0, "truncate");
+        uint32_t pairs = check_pairs(b);
+        if (rc == 10) {
+            cr_assert_eq(pairs, 5);
+        } else {
+            cr_assert_eq(rc, WEIR_ECORRUPT, "try %d: rc %d: %s", t, rc,
+                         s.err.message);
+            cr_assert(strstr(s.err.message, "the file shrank while it was read"),
+                      "%s", s.err.message);
+            cr_assert(pairs == 3 || pairs == 0, "%u pairs", pairs);
+            n_cut++;
+        }
+        weir_batch_destroy(b);
+        src_close(&s);
+    }
+    cr_assert_gt(n_cut, 0, "no read saw the cut (a read takes %.0f us)",
+                 full_us);
 }
 
 /* ---- a SIGBUS that is not weir's ---- */
