@@ -72,13 +72,8 @@ kill_after_checkpoint() {
     wait "${pids[0]}" "${pids[1]}" 2> /dev/null
     pids=(0 0)
 }
-finish() {
-    local i
-    for i in 0 1; do
-        wait "${pids[$i]}" || fail "$1: process $i failed"
-        pids[$i]=0
-    done
-}
+# finish WHAT: both processes exit 0
+finish() { cluster_reap "$1" 0 1; }
 
 # 1. stateless
 mkdir a && cd a || exit 1

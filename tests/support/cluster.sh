@@ -88,6 +88,17 @@ cluster_finish() {
     done
 }
 
+# cluster_reap WHAT I... - each process I exits with status 0, however
+# long it takes (else fail: "WHAT: process I failed"); pids[I] becomes 0.
+cluster_reap() {
+    local what=$1 i
+    shift
+    for i in "$@"; do
+        wait "${pids[$i]}" || fail "$what: process $i failed"
+        pids[$i]=0
+    done
+}
+
 # cluster_wait_all PID... - each process PID ends within 120 s with
 # status 0 (else fail: "a process did not finish in 120 s", "a process
 # failed").
