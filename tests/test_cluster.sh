@@ -93,18 +93,10 @@ start() {
     pids+=($!)
     last_pid=$!
 }
-# wait_all PIDS...: each must exit 0 within 120 s
-wait_all() {
-    for p in "$@"; do
-        for ((k = 0; k < 1200; k++)); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
-        kill -0 "$p" 2> /dev/null && fail "a process did not finish in 120 s"
-        wait "$p" || fail "a process failed"
-    done
-}
 start one 0 3; a=$last_pid
 start one 1 3; b=$last_pid
 start one 2 3; c=$last_pid
-wait_all $a $b $c
+cluster_wait_all $a $b $c
 cat pone-*/out | sort > got1.txt
 diff want.txt got1.txt > diff1.txt || { head diff1.txt; fail "3 processes differ from one"; }
 grep -q "late rows dropped" pone-*/log && fail "3 processes dropped late rows"
@@ -149,7 +141,7 @@ for m in d["members"]:
 PY
 start two 1 3 -D weir.cluster.repartition-partitions=5 -D parallelism.default=2; b=$last_pid
 start two 2 3 -D weir.cluster.repartition-partitions=5 -D parallelism.default=2; c=$last_pid
-wait_all $a $b $c
+cluster_wait_all $a $b $c
 # a print sink of parallelism 2 prefixes its subtask ("1> ")
 cat ptwo-*/out | sed "s/^[0-9]*> //" | sort > got2.txt
 diff want.txt got2.txt > diff2.txt || { head diff2.txt; fail "staggered processes differ"; }
@@ -161,7 +153,7 @@ rm -rf pone-*
 start one 0 3 -D weir.cluster.epoch=2; a=$last_pid
 start one 1 3 -D weir.cluster.epoch=2; b=$last_pid
 start one 2 3 -D weir.cluster.epoch=2; c=$last_pid
-wait_all $a $b $c
+cluster_wait_all $a $b $c
 cat pone-*/out | sort > got3.txt
 diff want.txt got3.txt > /dev/null || fail "the rerun with epoch 2 differs"
 echo "  rerun with a new epoch on the same topics: equal"
@@ -220,7 +212,7 @@ for ((k = 0; k < 1200; k++)); do
 done
 [ "$(end_markers "stag-$RT")" -ge 1 ] || fail "late start: process 0 did not end its input"
 stag 1; b=$last_pid
-wait_all $a $b
+cluster_wait_all $a $b
 grep -q "source filesystem (task 0): 9 rows read" pstag-0/log || fail "late start: process 0 did not read the file"
 cat pstag-*/out | sort > got_late.txt
 diff want_late.txt got_late.txt > diff_late.txt || { cat diff_late.txt; fail "late start: other late rows than one process"; }
@@ -262,7 +254,7 @@ lat() {
 }
 lat 0; a=$last_pid
 lat 1; b=$last_pid
-wait_all $a $b
+cluster_wait_all $a $b
 cat plat-*/out | sed "s/^\([a-z]*\):[0-9]*> /\1> /" | sort > got_lat.txt
 diff want_lat.txt got_lat.txt > diff_lat.txt || { head diff_lat.txt; fail "late rows: 2 processes x 2 subtasks differ from one process"; }
 echo "  2 processes x 2 subtasks, 4 partitions: the late rows of one process ($(grep -c '^late> ' got_lat.txt))"

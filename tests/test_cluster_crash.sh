@@ -67,7 +67,6 @@ start() {
         -D restart-strategy.fixed-delay.delay=0ms >> out.log 2>> log) &
     pids[$i]=$!
 }
-alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
 # reap I: the process ended; it must have ended well
 reap() {
     wait "${pids[$1]}" || fail "process $1 failed"
@@ -82,9 +81,9 @@ while ((killed < KILLS)); do
     sleep "$((RANDOM % 16 + GAP))e-1"
     v=$((RANDOM % 3))
     all_done=1
-    for i in 0 1 2; do [ "${pids[$i]}" != 0 ] && alive "$i" && all_done=0; done
+    for i in 0 1 2; do [ "${pids[$i]}" != 0 ] && cluster_alive "$i" && all_done=0; done
     ((all_done)) && break
-    if [ "${pids[$v]}" != 0 ] && alive "$v"; then
+    if [ "${pids[$v]}" != 0 ] && cluster_alive "$v"; then
         kill -9 "${pids[$v]}" 2> /dev/null
         wait "${pids[$v]}" 2> /dev/null
         echo "--- killed at $((SECONDS - t0)) s" >> "p$v/log"
@@ -94,8 +93,7 @@ while ((killed < KILLS)); do
     ((SECONDS - t0 > 240)) && fail "still running after 240 s ($killed kills)"
 done
 for i in 0 1 2; do
-    for ((k = 0; k < 1800; k++)); do alive "$i" || break; sleep 0.1; done
-    alive "$i" && fail "process $i did not finish in 180 s after the last kill"
+    cluster_ends 1800 "$i" || fail "process $i did not finish in 180 s after the last kill"
     reap "$i"
 done
 ((killed * 4 >= KILLS * 3)) ||

@@ -42,13 +42,9 @@ cluster_mock ea-control:1 eb-control:1 eb-tumbling_window-2-repartition:4 ec-con
 
 # start NAME I P: process I of 2 of job NAME at parallelism P
 start() {
-    (TZ=UTC exec "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name="$1" \
-        -D parallelism.default="$3" \
-        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes=2 \
-        -D weir.cluster.process-index="$2" -D weir.cluster.repartition-partitions=4 \
-        -D state.checkpoints.dir=ck -D execution.checkpointing.interval="${INTERVAL:-150ms}" \
-        > /dev/null 2>> "log.$2") &
-    pids[$2]=$!
+    cluster_start "$1" job.sql "$2" 2 -D pipeline.name="$1" -D parallelism.default="$3" \
+        -D weir.cluster.repartition-partitions=4 -D state.checkpoints.dir=ck \
+        -D execution.checkpointing.interval="${INTERVAL:-150ms}"
 }
 # run NAME P WHAT: both processes at parallelism P, to their end
 run() {
@@ -85,7 +81,7 @@ once "the first run (p 1)"
 for p in 1 2 2; do
     run ea "$p" "a start at p $p after the end"
     once "a start at p $p after the end"
-    grep -q "nothing is left to do" log.0 || fail "process 0 did not say the job had ended"
+    grep -q "nothing is left to do" log.ea.0 || fail "process 0 did not say the job had ended"
 done
 echo "  ended at p 1, started again at p 1, 2 and 2: each exits 0, every row once"
 cd .. || exit 1

@@ -79,12 +79,10 @@ start() {
         -D restart-strategy.fixed-delay.delay=0ms > /dev/null 2>> "log.$1") &
     pids[$1]=$!
 }
-alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
-running() { for p in "$@"; do alive "$p" || fail "process $p ended early"; done; }
+running() { for p in "$@"; do cluster_alive "$p" || fail "process $p ended early"; done; }
 # await P TEXT: until TEXT is in log P (or 30 s)
 await() {
-    for ((k = 0; k < 300; k++)); do grep -q "$2" "log.$1" 2> /dev/null && return 0; sleep 0.1; done
-    fail "log.$1 never said '$2'"
+    cluster_until 300 grep -q "$2" "log.$1" 2> /dev/null || fail "log.$1 never said '$2'"
 }
 # silence P: kill P, or stop it (STOP=1; woken later by evicted)
 silence() {
@@ -95,8 +93,7 @@ silence() {
 evicted() {
     [ "$STOP" = 1 ] || return 0
     kill -CONT "${pids[$1]}"
-    for ((k = 0; k < 300; k++)); do alive "$1" || break; sleep 0.1; done
-    alive "$1" && fail "process $1, evicted and woken, did not exit in 30 s"
+    cluster_ends 300 "$1" || fail "process $1, evicted and woken, did not exit in 30 s"
     wait "${pids[$1]}"; local rc=$?
     pids[$1]=0
     [ "$rc" = 1 ] || fail "process $1, evicted and woken, exited with $rc, not 1"
@@ -111,7 +108,7 @@ idx=("$(index 0)" "$(index 1)" "$(index 2)")
 [ "$(printf '%s\n' "${idx[@]}" | sort | tr '\n' ' ')" = "0 1 2 " ] ||
     fail "the three processes did not get indexes 0, 1 and 2: ${idx[*]}"
 # (each member's parts are in ck/member-<id>/)
-for ((k = 0; k < 300; k++)); do ls -d ck/member-*/chk-* > /dev/null 2>&1 && break; sleep 0.1; done
+cluster_until 300 compgen -G "ck/member-*/chk-*" > /dev/null
 sleep "$((RANDOM % 5 + 3))e-1"
 running 0 1 2
 
@@ -173,12 +170,7 @@ m = re.search(r"read (\d+) records from offset (\d+) \(summary at (\d+)\), the w
 assert m and int(m.group(1)) < int(m.group(4)), sys.argv[1]
 PY
 await "$other" "joined the job as process 1"
-for p in "$other" 3; do
-    for ((k = 0; k < 1200; k++)); do alive "$p" || break; sleep 0.1; done
-    alive "$p" && fail "process $p did not finish in 120 s"
-    wait "${pids[$p]}" || fail "process $p failed"
-    pids[$p]=0
-done
+cluster_finish "$other" 3
 cat out/part-* 2> /dev/null | sort > got.txt
 if ! diff want.txt got.txt > diff.txt; then
     echo "lost: $(grep -c '^<' diff.txt), extra or twice: $(grep -c '^>' diff.txt)"

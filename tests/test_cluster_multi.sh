@@ -19,6 +19,7 @@
 # Seeded (WEIR_CLUSTER_SEED), WEIR_CLUSTER_MULTI_ROWS rows (default 24000).
 set -u
 WEIR=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$(cd "$2" && pwd)
 MOCK=$(dirname "$WEIR")/weir-kafka-mock
 if [ ! -x "$MOCK" ] || ! command -v kcat > /dev/null; then
     echo "test_cluster_multi: SKIPPED (no weir-kafka-mock or no kcat)"; exit 0
@@ -26,15 +27,8 @@ fi
 SEED=${WEIR_CLUSTER_SEED:-${WEIR_SEED:-$RANDOM}}
 ROWS=${WEIR_CLUSTER_MULTI_ROWS:-24000}
 echo "test_cluster_multi: seed $SEED (WEIR_CLUSTER_SEED), $ROWS rows"
-T=$(mktemp -d /tmp/weir-cluster-multi-XXXXXX)
-pids=()
-cleanup() {
-    for p in "${pids[@]}"; do kill -9 "$p" 2> /dev/null; done
-    [ -n "${MOCK_PID:-}" ] && kill "$MOCK_PID" 2> /dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$T"; [ -n "${KEEP:-}" ] && echo "kept $T"
-}
-trap cleanup EXIT
-cd "$T" || exit 1
+. "$SRC/tests/support/cluster.sh"
+cluster_scratch cluster-multi
 fail() { echo "FAIL: $*"; for f in p*/log single.log; do [ -f "$f" ] && { echo "== $f"; tail -5 "$f"; }; done; exit 1; }
 
 # The statement set; BOOT and SINK are filled in below.
@@ -119,20 +113,12 @@ start() {
     pids+=($!)
     last_pid=$!
 }
-# wait_all PIDS...: each must exit 0 within 120 s
-wait_all() {
-    for p in "$@"; do
-        for ((k = 0; k < 1200; k++)); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
-        kill -0 "$p" 2> /dev/null && fail "a process did not finish in 120 s"
-        wait "$p" || fail "a process failed"
-    done
-}
 
 # ---- 1. print sinks, no checkpoints ----
 start multi 0 print.sql; a=$last_pid
 start multi 1 print.sql; b=$last_pid
 start multi 2 print.sql; c=$last_pid
-wait_all $a $b $c
+cluster_wait_all $a $b $c
 cat pmulti-*/out | sort > got1.txt
 diff want.txt got1.txt > diff1.txt || { head diff1.txt; fail "3 processes differ from one"; }
 grep -q "late rows dropped" pmulti-*/log && fail "3 processes dropped late rows"
@@ -159,7 +145,7 @@ CK=(-D state.checkpoints.dir="$T/ck" -D execution.checkpointing.interval=200ms)
 start eo 0 files.sql "${CK[@]}"; a=$last_pid
 start eo 1 files.sql "${CK[@]}"; b=$last_pid
 start eo 2 files.sql "${CK[@]}"; c=$last_pid
-wait_all $a $b $c
+cluster_wait_all $a $b $c
 visible peo-0 peo-1 peo-2 > got2.txt
 diff want2.txt got2.txt > diff2.txt || { head diff2.txt; fail "3 processes with checkpoints differ from one"; }
 [ -z "$(find peo-*/out_* -name '.*' ! -name .weir.lock -type f)" ] || fail "hidden part files left behind"

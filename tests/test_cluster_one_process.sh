@@ -40,24 +40,19 @@ python3 "$SRC/tests/cluster_crash_oracle.py" "$ROWS" | sort > want.txt
 
 # start I N: process I of N, parallelism 2 in each
 start() {
-    (TZ=UTC exec "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=one \
-        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes="$2" \
-        -D weir.cluster.process-index="$1" -D weir.cluster.repartition-partitions=2 \
-        -D parallelism.default=2 -D state.checkpoints.dir=ck \
-        -D execution.checkpointing.interval=200ms > /dev/null 2>> "log.$1") &
-    pids[$1]=$!
+    cluster_start one job.sql "$1" "$2" -D pipeline.name=one -D weir.cluster.repartition-partitions=2 \
+        -D parallelism.default=2 -D state.checkpoints.dir=ck -D execution.checkpointing.interval=200ms
 }
 start 0 2; start 1 2
 # a checkpoint completed across both processes (its files committed)
-for ((k = 0; k < 600; k++)); do compgen -G "out/part-*" > /dev/null && break; sleep 0.1; done
-compgen -G "out/part-*" > /dev/null || fail "no checkpoint completed in 60 s"
+cluster_until 600 compgen -G "out/part-*" > /dev/null || fail "no checkpoint completed in 60 s"
 kill -9 "${pids[0]}" "${pids[1]}"
 wait "${pids[0]}" "${pids[1]}" 2> /dev/null
 pids=(0 0)
 start 0 1
 wait "${pids[0]}" || fail "the one process failed"
 pids[0]=0
-grep -q "restoring from checkpoint ck/process-1/" log.0 || fail "the one process did not restore process 1's part"
+grep -q "restoring from checkpoint ck/process-1/" log.one.0 || fail "the one process did not restore process 1's part"
 cat out/part-* 2> /dev/null | sort > got.txt
 if ! diff want.txt got.txt > diff.txt; then
     echo "lost: $(grep -c '^<' diff.txt), extra or twice: $(grep -c '^>' diff.txt)"

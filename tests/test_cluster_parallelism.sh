@@ -51,40 +51,29 @@ cluster_mock pa-control:1 pd-control:1 pe-control:1 pb-control:1 pb-tumbling_win
 
 # start NAME I P [CKDIR]: process I of 2 of job NAME at parallelism P
 start() {
-    local name=$1 i=$2 p=$3 ck=${4:-ck}
-    (TZ=UTC exec "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name="$name" \
-        -D parallelism.default="$p" \
-        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes=2 \
-        -D weir.cluster.process-index="$i" -D weir.cluster.repartition-partitions=4 \
-        -D state.checkpoints.dir="$ck" -D execution.checkpointing.interval=150ms \
+    cluster_start "$1" job.sql "$2" 2 -D pipeline.name="$1" -D parallelism.default="$3" \
+        -D weir.cluster.repartition-partitions=4 -D state.checkpoints.dir="${4:-ck}" \
+        -D execution.checkpointing.interval=150ms \
         -D restart-strategy.type=fixed-delay -D restart-strategy.fixed-delay.attempts=1000 \
-        -D restart-strategy.fixed-delay.delay=0ms \
-        > /dev/null 2>> "log.$i") &
-    pids[$i]=$!
+        -D restart-strategy.fixed-delay.delay=0ms
 }
 # newest complete checkpoint id in CKDIR/process-I
 newest() { ls "$1"/process-"$2" 2> /dev/null | sed -n 's/^chk-\([0-9]*\)$/\1/p' | sort -n | tail -1; }
+# newer CKDIR0 ID0 CKDIR1 ID1: both processes have a newer checkpoint
+newer() { [ "$(newest "$1" 0)" != "$2" ] && [ "$(newest "$3" 1)" != "$4" ]; }
 # kill both once each has a checkpoint newer than the one before (or 30 s);
 # CKDIR0 CKDIR1: the processes' checkpoint folders (default ck)
 kill_after_checkpoint() {
     local d0=${1:-ck} d1=${2:-ck}
-    local a=$(newest "$d0" 0) b=$(newest "$d1" 1) k
-    for ((k = 0; k < 300; k++)); do
-        [ "$(newest "$d0" 0)" != "$a" ] && [ "$(newest "$d1" 1)" != "$b" ] && break
-        sleep 0.1
-    done
+    local a=$(newest "$d0" 0) b=$(newest "$d1" 1)
+    cluster_until 300 newer "$d0" "$a" "$d1" "$b"
     sleep "$((RANDOM % 4 + 1))e-1"
     kill -9 "${pids[0]}" "${pids[1]}" 2> /dev/null
     wait "${pids[0]}" "${pids[1]}" 2> /dev/null
     pids=(0 0)
 }
-finish() {
-    local i
-    for i in 0 1; do
-        wait "${pids[$i]}" || fail "$1: process $i failed"
-        pids[$i]=0
-    done
-}
+# finish WHAT: both processes exit 0
+finish() { cluster_reap "$1" 0 1; }
 
 # 1. stateless
 mkdir a && cd a || exit 1
@@ -105,7 +94,7 @@ n=$(cat out/part-* | wc -l)
 u=$(cat out/part-* | sort -u | wc -l)
 [ "$u" = "$ROWS" ] && [ "$n" = "$ROWS" ] ||
     fail "stateless p 1 -> 2 -> 1: $n rows, $u distinct, want $ROWS once each"
-grep -q "parallelism in each process changed" log.0 || fail "process 0 did not say the parallelism changed"
+grep -q "parallelism in each process changed" log.pa.0 || fail "process 0 did not say the parallelism changed"
 echo "  stateless job, p 1 -> 2 -> 1 on 2 processes: $n rows, each once"
 cd .. || exit 1
 
@@ -128,7 +117,7 @@ n=$(cat out/part-* | wc -l)
 u=$(cat out/part-* | sort -u | wc -l)
 [ "$u" = "$ROWS" ] && [ "$n" = "$ROWS" ] ||
     fail "source p 1 -> 2 -> 1: $n rows, $u distinct, want $ROWS once each"
-grep -q "operator 'datagen': 1, now 2" log.0 || fail "process 0 did not say the source's parallelism changed"
+grep -q "operator 'datagen': 1, now 2" log.pd.0 || fail "process 0 did not say the source's parallelism changed"
 echo "  only the source's parallelism, 1 -> 2 -> 1: $n rows, each once"
 cd .. || exit 1
 
@@ -161,7 +150,7 @@ u=$(cat out/part-* | sort -u | wc -l)
 [ "$u" = "$((ROWS + 1000))" ] && [ "$n" = "$((ROWS + 1000))" ] ||
     fail "file source p 2 -> 1: $n rows, $u distinct, want $((ROWS + 1000)) once each"
 for i in 0 1; do
-    grep -q "operator 'filesystem': 2, now 1" log.$i ||
+    grep -q "operator 'filesystem': 2, now 1" log.pe.$i ||
         fail "process $i did not say the file source's parallelism changed"
 done
 echo "  a source whose splits were all in process 0, 2 -> 1: both processes see it, $n rows, each once"
@@ -191,13 +180,13 @@ mkdir c && cd c || exit 1
 cat ../a/job.sql > job.sql
 start pc 0 1 ck0; start pc 1 1 ck1
 kill_after_checkpoint ck0 ck1
-: > log.0
+: > log.pc.0
 start pc 0 2 ck0; start pc 1 2 ck1
 for i in 0 1; do
     wait "${pids[$i]}" && fail "process $i restored at another parallelism without the other's part"
     pids[$i]=0
 done
-grep -q "part of the checkpoint to restore is not there: a change of the parallelism in each process" log.0 ||
+grep -q "part of the checkpoint to restore is not there: a change of the parallelism in each process" log.pc.0 ||
     fail "process 0 did not name the part it cannot read"
 start pc 0 1 ck0; start pc 1 1 ck1
 finish "own checkpoint folders, same parallelism"

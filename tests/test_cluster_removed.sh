@@ -46,24 +46,17 @@ cluster_mock ra-control:1 rb-control:1 rc-control:1 rd-control:1 rk:1
 start() {
     local name=$1 i=$2 ck=${3:-ck}
     shift; shift; shift
-    (TZ=UTC exec "$WEIR" run job.sql "$@" -D rest.enabled=false -D pipeline.name="$name" \
-        -D parallelism.default=1 \
-        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes=2 \
-        -D weir.cluster.process-index="$i" -D weir.cluster.repartition-partitions=4 \
-        -D state.checkpoints.dir="$ck" -D execution.checkpointing.interval=150ms \
-        > /dev/null 2>> "log.$i") &
-    pids[$i]=$!
+    cluster_start "$name" job.sql "$i" 2 -D pipeline.name="$name" -D parallelism.default=1 \
+        -D weir.cluster.repartition-partitions=4 -D state.checkpoints.dir="$ck" \
+        -D execution.checkpointing.interval=150ms "$@"
 }
 newest() { ls "$1"/process-"$2" 2> /dev/null | sed -n 's/^chk-\([0-9]*\)$/\1/p' | sort -n | tail -1; }
 # kill both once each wrote its part of checkpoint 3 (1 is complete
 # everywhere by then), or after 30 s; CKDIR0 CKDIR1
+third() { [ "$(newest "$1" 0)" -ge 3 ] 2> /dev/null && [ "$(newest "$2" 1)" -ge 3 ] 2> /dev/null; }
 kill_after_checkpoint() {
-    local d0=${1:-ck} d1=${2:-ck} k
-    for ((k = 0; k < 300; k++)); do
-        [ "$(newest "$d0" 0)" -ge 3 ] 2> /dev/null && [ "$(newest "$d1" 1)" -ge 3 ] 2> /dev/null && break
-        sleep 0.1
-    done
-    [ "$k" -lt 300 ] || fail "no checkpoint in 30 s"
+    local d0=${1:-ck} d1=${2:-ck}
+    cluster_until 300 third "$d0" "$d1" || fail "no checkpoint in 30 s"
     kill -9 "${pids[0]}" "${pids[1]}" 2> /dev/null
     wait "${pids[0]}" "${pids[1]}" 2> /dev/null
     pids=(0 0)
@@ -92,15 +85,10 @@ both_refuse() {
             *) fail "$1: process $i exited with status $rc, want ${2:-3}" ;; esac
     done
 }
-# the "does not fit" line of log.I
-refusal() { grep -o "[^ ]* does not fit this job: .*" "log.$1" | tail -1; }
-finish() {
-    local i
-    for i in 0 1; do
-        wait "${pids[$i]}" || fail "$1: process $i failed"
-        pids[$i]=0
-    done
-}
+# refusal NAME I: the "does not fit" line of process I of job NAME
+refusal() { grep -o "[^ ]* does not fit this job: .*" "log.$1.$2" | tail -1; }
+# finish WHAT: both processes exit 0
+finish() { cluster_reap "$1" 0 1; }
 # every row of the datagen in out/ once
 rows_once() {
     local n u
@@ -135,7 +123,7 @@ kill_after_checkpoint
 kafkajob 0
 start ra 0; start ra 1
 both_refuse "Kafka source removed"
-r0=$(refusal 0) r1=$(refusal 1)
+r0=$(refusal ra 0) r1=$(refusal ra 1)
 case "$r0" in *"kafka[0]: in the checkpoint, not in the job"*) ;;
     *) fail "process 0 did not refuse for the removed source: '$r0'" ;; esac
 [ "$r0" = "$r1" ] || fail "the processes refused differently: '$r0' and '$r1'"
@@ -143,7 +131,7 @@ echo "  a removed source whose split sat in one process: both refuse: $r0"
 start ra 0 ck --allow-non-restored-state; start ra 1 ck --allow-non-restored-state
 finish "Kafka source removed, --allow-non-restored-state"
 rows_once "Kafka source removed, --allow-non-restored-state"
-grep -q "dropping the state of kafka\[0\]" log.0 log.1 ||
+grep -q "dropping the state of kafka\[0\]" log.ra.0 log.ra.1 ||
     fail "no process said it drops the source's state"
 echo "  with --allow-non-restored-state both go on: $ROWS rows, each once"
 cd .. || exit 1
@@ -172,7 +160,7 @@ emptyjob 0
 start rd 0; start rd 1
 finish "empty source removed"
 for i in 0 1; do
-    grep -q "filesystem\[0\] holds no state in the other processes' parts of the checkpoint either: it is left out" "log.$i" ||
+    grep -q "filesystem\[0\] holds no state in the other processes' parts of the checkpoint either: it is left out" "log.rd.$i" ||
         fail "process $i did not check the other's part"
 done
 echo "  a removed source that held nothing: both check the other's part, leave it out and run to the end"
@@ -201,10 +189,10 @@ aggjob 0
 start rb 0; start rb 1
 both_refuse "keyed aggregation removed"
 for i in 0 1; do
-    case "$(refusal "$i")" in *"repartition-reader[0]: in the checkpoint, not in the job"*) ;;
+    case "$(refusal rb "$i")" in *"repartition-reader[0]: in the checkpoint, not in the job"*) ;;
         *) fail "process $i did not refuse for the removed aggregation's exchange" ;; esac
 done
-refusal 0 | grep -q "GroupAggregate\[0\]: in the checkpoint" || refusal 1 | grep -q "GroupAggregate\[0\]: in the checkpoint" ||
+refusal rb 0 | grep -q "GroupAggregate\[0\]: in the checkpoint" || refusal rb 1 | grep -q "GroupAggregate\[0\]: in the checkpoint" ||
     fail "no process refused for the removed aggregation's state"
 echo "  a removed aggregation of one key: both refuse"
 cd .. || exit 1
@@ -220,12 +208,12 @@ start rc 0 ck0; start rc 1 ck1
 both_refuse "own checkpoint folders, Kafka source removed" "3 4"
 absent="part of the checkpoint to restore is not there: kafka\[0\] is not in the job and this process's part holds no state of it"
 for i in 0 1; do
-    case "$(refusal "$i")" in *"kafka[0]: in the checkpoint, not in the job"*) break ;; esac
+    case "$(refusal rc "$i")" in *"kafka[0]: in the checkpoint, not in the job"*) break ;; esac
 done
 [ "$i" = 1 ] && j=0 || j=1
-case "$(refusal "$i")" in *"kafka[0]: in the checkpoint, not in the job"*) ;;
+case "$(refusal rc "$i")" in *"kafka[0]: in the checkpoint, not in the job"*) ;;
     *) fail "no process refused for the removed source" ;; esac
-grep -q "$absent" "log.$j" || fail "process $j did not say why it needs process $i's part"
+grep -q "$absent" "log.rc.$j" || fail "process $j did not say why it needs process $i's part"
 echo "  a checkpoint folder per process: process $i refuses, process $j says it cannot check process $i's part"
 cd .. || exit 1
 echo "test_cluster_removed: OK"

@@ -49,30 +49,23 @@ diff want.txt single.txt > /dev/null || fail "the single-process run differs fro
 
 # start I N: process I asking for N processes; all share the folders
 start() {
-    local i=$1 n=$2
-    (TZ=UTC exec "$WEIR" run job.sql -D rest.enabled=false -D pipeline.name=rescale \
-        -D weir.cluster.bootstrap-servers="$B" -D weir.cluster.processes="$n" \
-        -D weir.cluster.process-index="$i" -D weir.cluster.repartition-partitions=8 \
+    cluster_start rescale job.sql "$1" "$2" -D pipeline.name=rescale -D weir.cluster.repartition-partitions=8 \
         -D state.checkpoints.dir=ck -D execution.checkpointing.interval=200ms \
         -D restart-strategy.type=fixed-delay -D restart-strategy.fixed-delay.attempts=1000 \
-        -D restart-strategy.fixed-delay.delay=0ms > /dev/null 2>> "log.$i") &
-    pids[$i]=$!
+        -D restart-strategy.fixed-delay.delay=0ms
 }
-alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
 # the processes of the list are all still running
-running() { for i in "$@"; do alive "$i" || fail "process $i ended before the rescale"; done; }
-# until TEXT is in log I (or 30 s)
+running() { for i in "$@"; do cluster_alive "$i" || fail "process $i ended before the rescale"; done; }
+# until TEXT is in the log of process I (or 30 s)
 await() {
-    for ((k = 0; k < 300; k++)); do grep -q "$2" "log.$1" 2> /dev/null && return 0; sleep 0.1; done
-    fail "log.$1 never said '$2'"
+    cluster_until 300 grep -q "$2" "log.rescale.$1" 2> /dev/null || fail "log.rescale.$1 never said '$2'"
 }
 
 start 0 3; start 1 3; start 2 3
 # the rescale comes after a checkpoint has completed across the processes
 # (its files committed), so that four processes restore it rather than
 # start over: a checkpoint folder alone can be one still being written
-for ((k = 0; k < 600; k++)); do compgen -G "out/part-*" > /dev/null && break; sleep 0.1; done
-compgen -G "out/part-*" > /dev/null || fail "no checkpoint completed in 60 s"
+cluster_until 600 compgen -G "out/part-*" > /dev/null || fail "no checkpoint completed in 60 s"
 sleep "$((RANDOM % 6 + 10))e-1"
 running 0 1 2
 start 3 4 # a fourth process joins
@@ -83,18 +76,12 @@ running 0 1 2 3
 # back to three: process 0 comes back asking for three; process 3 leaves
 kill -9 "${pids[0]}"; wait "${pids[0]}" 2> /dev/null
 start 0 3
-for ((k = 0; k < 300; k++)); do alive 3 || break; sleep 0.1; done
-alive 3 && fail "process 3 did not leave the job in 30 s"
+cluster_ends 300 3 || fail "process 3 did not leave the job in 30 s"
 wait "${pids[3]}" || fail "process 3 failed instead of leaving"
 pids[3]=0
-grep -q "process 3 left the job: it runs on 3 processes" log.3 || fail "process 3 did not say it left"
-for i in 0 1 2; do
-    for ((k = 0; k < 1200; k++)); do alive "$i" || break; sleep 0.1; done
-    alive "$i" && fail "process $i did not finish in 120 s"
-    wait "${pids[$i]}" || fail "process $i failed"
-    pids[$i]=0
-done
-grep -q "asked for 3 processes instead of 4" log.1 || fail "process 1 did not go back to three"
+grep -q "process 3 left the job: it runs on 3 processes" log.rescale.3 || fail "process 3 did not say it left"
+cluster_finish 0 1 2
+grep -q "asked for 3 processes instead of 4" log.rescale.1 || fail "process 1 did not go back to three"
 cat out/part-* 2> /dev/null | sort > got.txt
 if ! diff want.txt got.txt > diff.txt; then
     echo "lost: $(grep -c '^<' diff.txt), extra or twice: $(grep -c '^>' diff.txt)"

@@ -81,16 +81,8 @@ start() {
 # the seconds since the test started, for the lines it prints
 t0=$(date +%s%N)
 took() { echo "$(( ($(date +%s%N) - t0) / 100000000 ))" | sed 's/.$/.&/'; }
-alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
-# finish I...: each process ends in 120 s with status 0
-finish() {
-    for i in "$@"; do
-        for ((k = 0; k < 1200; k++)); do alive "$i" || break; sleep 0.1; done
-        alive "$i" && fail "process $i did not finish in 120 s"
-        wait "${pids[$i]}" || fail "process $i failed"
-        pids[$i]=0
-    done
-}
+# checkpointed DIR: process 0 of the group in DIR has a checkpoint
+checkpointed() { ls "$1"/ck/process-0 2> /dev/null | grep -q chk; }
 # compare DIR WHAT: the committed files of DIR equal the model
 compare() {
     cat "$1"/out/part-* 2> /dev/null | sort > "got-$1.txt"
@@ -105,9 +97,9 @@ compare() {
 # 1. Three processes; an intermediate savepoint, then a stop with one.
 start spa 0 3 a; start spa 1 3 a; start spa 2 3 a
 t_run=$(date +%s%N)
-for ((k = 0; k < 300; k++)); do ls a/ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
+cluster_until 300 checkpointed a
 sleep "$((RANDOM % 4 + 3))e-1"
-for i in 0 1 2; do alive "$i" || fail "process $i ended before the savepoint"; done
+for i in 0 1 2; do cluster_alive "$i" || fail "process $i ended before the savepoint"; done
 p1=$(timeout 60 "$WEIR" savepoint "${pids[1]}" 2> sp1.err) || fail "weir savepoint: $(cat sp1.err)"
 [ -f "$p1/_cluster" ] || fail "weir savepoint printed '$p1', which has no _cluster"
 for j in 0 1 2; do [ -f "$p1/process-$j/_metadata" ] || fail "$p1 has no part of process $j"; done
@@ -116,11 +108,11 @@ t_p1=$(took)
 # machine), past a third of the run's planned length, it is asked at once.
 pause="$((RANDOM % 4 + 2))e-1"
 [ $(( ($(date +%s%N) - t_run) / 1000000 )) -lt $(( ROWS * 1000 / RATE / 3 )) ] && sleep "$pause"
-for i in 0 1 2; do alive "$i" || fail "process $i ended before the stop"; done
+for i in 0 1 2; do cluster_alive "$i" || fail "process $i ended before the stop"; done
 sp=$(timeout 60 "$WEIR" savepoint "${pids[2]}" --stop 2> sp2.err) ||
     fail "weir savepoint --stop: $(cat sp2.err)"
 [ -f "$sp/_cluster" ] || fail "weir savepoint --stop printed '$sp', which has no _cluster"
-finish 0 1 2
+cluster_finish 0 1 2
 echo "  savepoints $p1 (at $t_p1 s) and $sp (--stop) of three processes; all exited 0 ($(took) s)"
 n_before=$(cat a/out/part-* 2> /dev/null | wc -l)
 [ "$n_before" -gt 0 ] && [ "$n_before" -lt "$(wc -l < want.txt)" ] ||
@@ -132,23 +124,23 @@ cp -r a/out b/out
 cp -r a/out c/out
 JOB=fast.sql
 start spb 0 3 b --from "$sp"; start spb 1 3 b --from "$sp"; start spb 2 3 b --from "$sp"
-finish 0 1 2
+cluster_finish 0 1 2
 grep -q "restoring savepoint" log.spb.0 || fail "process 0 did not restore the savepoint"
 compare b "3 processes -> savepoint --stop -> 3 processes"
 start spc 0 2 c --from "$sp"; start spc 1 2 c --from "$sp"
-finish 0 1
+cluster_finish 0 1
 compare c "3 processes -> savepoint --stop -> 2 processes"
 JOB=job.sql
 
 # 3. processes x parallelism stays 4: two of parallelism 2, then four of 1.
 JOB=fast2.sql
 start spd 0 2 d -D parallelism.default=2; start spd 1 2 d -D parallelism.default=2
-for ((k = 0; k < 300; k++)); do ls d/ck/process-0 2> /dev/null | grep -q chk && break; sleep 0.1; done
+cluster_until 300 checkpointed d
 sleep "$((RANDOM % 4 + 2))e-1"
-for i in 0 1; do alive "$i" || fail "process $i ended before the rescale"; kill -9 "${pids[$i]}"; wait "${pids[$i]}" 2> /dev/null; pids[$i]=0; done
+for i in 0 1; do cluster_alive "$i" || fail "process $i ended before the rescale"; kill -9 "${pids[$i]}"; wait "${pids[$i]}" 2> /dev/null; pids[$i]=0; done
 JOB=fast.sql
 for i in 0 1 2 3; do start spd "$i" 4 d -D parallelism.default=1; done
-finish 0 1 2 3
+cluster_finish 0 1 2 3
 compare d "2 processes x 2 -> 4 processes x 1"
 cluster_views_checked "$T"
 echo "test_cluster_savepoint: OK"

@@ -3,19 +3,26 @@
  * mapping: a file truncated under the mapping (SIGBUS on the pages it lost,
  * zeros on the page where it now ends) gives the read path's error for a
  * shrunk file, with only whole records in the batch; a file that grows is
- * read to its size at open; both read modes give the same; a SIGBUS that
- * is not weir's still reaches the handler installed before weir's.
+ * read to its size at open; both read modes give the same; a window that
+ * cannot be mapped hands the read on to pread; a debezium-json update cut
+ * by the truncation leaves neither of its rows; a SIGBUS that is not
+ * weir's still reaches the handler installed before weir's.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "connector/file/fileio.h"
 #include "weir/batch.h"
 #include "weir/connector.h"
 
@@ -67,9 +74,9 @@ typedef struct src {
 } src;
 
 /* Opens the one split of file_path; map: the read mode; window: the
- * mapping's (0: the default). */
-static void src_open_window(src *s, bool map, size_t read_buffer,
-                            size_t window)
+ * mapping's (0: the default); fmt: the format. */
+static void src_open_format(src *s, bool map, size_t read_buffer,
+                            size_t window, weir_format_kind fmt)
 {
     memset(s, 0, sizeof *s);
     s->schema = weir_schema_create();
@@ -81,6 +88,7 @@ static void src_open_window(src *s, bool map, size_t read_buffer,
     cfg.read_buffer_bytes = read_buffer;
     cfg.read_no_map = !map;
     cfg.map_window_bytes = window;
+    weir_format_options_init(&cfg.format, fmt);
     cr_assert_eq(weir_file_source_spec(&cfg, s->schema, &s->spec, &s->err), 0,
                  "%s", s->err.message);
     weir_source_info info = {.subtask = 0, .parallelism = 1, .batch_size = 64,
@@ -95,6 +103,12 @@ static void src_open_window(src *s, bool map, size_t read_buffer,
     cr_assert_eq(s->spec.cls->open_split(s->inst, ids[0], NULL, 0, &s->rd,
                                          &s->err),
                  0, "%s", s->err.message);
+}
+
+static void src_open_window(src *s, bool map, size_t read_buffer,
+                            size_t window)
+{
+    src_open_format(s, map, read_buffer, window, WEIR_FORMAT_JSON);
 }
 
 static void src_open(src *s, bool map, size_t read_buffer)
@@ -142,6 +156,17 @@ static int read_on(src *s, uint32_t *rows, uint32_t *left)
     return rc;
 }
 
+/* Reads the first n rows in one read (all n, or the test fails), then
+ * truncates the file to size under the reader. */
+static void read_then_truncate(src *s, uint32_t n, uint64_t size)
+{
+    weir_batch *b = weir_batch_create(s->spec.schema, n);
+    cr_assert_eq(s->spec.cls->read(s->rd, b, n, &s->err), (int)n, "%s",
+                 s->err.message);
+    weir_batch_destroy(b);
+    cr_assert_eq(truncate(file_path, (off_t)size), 0);
+}
+
 static void expect_shrunk_at(const src *s, uint64_t now, uint64_t at)
 {
     char want[1024];
@@ -173,16 +198,8 @@ static void truncate_while_read(bool map, size_t read_buffer, uint64_t size,
     write_rows();
     src s;
     src_open(&s, map, read_buffer);
-    uint32_t rows = 0, left = 0;
-    weir_batch *b = weir_batch_create(s.spec.schema, 10);
-    cr_assert_eq(s.spec.cls->read(s.rd, b, 10, &s.err), 10, "%s",
-                 s.err.message);
-    weir_batch_destroy(b);
-    rows = 10;
-    int fd = open(file_path, O_WRONLY);
-    cr_assert_geq(fd, 0);
-    cr_assert_eq(ftruncate(fd, (off_t)size), 0);
-    close(fd);
+    read_then_truncate(&s, 10, size);
+    uint32_t rows = 10, left = 0;
     int rc = read_on(&s, &rows, &left);
     cr_assert_eq(rc, WEIR_ECORRUPT, "rc %d after %u rows: %s", rc, rows,
                  s.err.message);
@@ -250,11 +267,7 @@ Test(file_map, truncated_behind_the_reader, .init = make_tmp,
     write_rows();
     src s;
     src_open(&s, true, 0);
-    weir_batch *b = weir_batch_create(s.spec.schema, 1000);
-    cr_assert_eq(s.spec.cls->read(s.rd, b, 1000, &s.err), 1000, "%s",
-                 s.err.message);
-    weir_batch_destroy(b);
-    cr_assert_eq(truncate(file_path, 4096), 0);
+    read_then_truncate(&s, 1000, 4096);
     uint32_t rows = 1000, left = 0;
     int rc = read_on(&s, &rows, &left);
     cr_assert_eq(rc, WEIR_ECORRUPT, "rc %d after %u rows", rc, rows);
@@ -327,13 +340,8 @@ Test(file_map, mapping_sees_the_file_not_a_copy, .init = make_tmp,
     write_rows();
     src s;
     src_open(&s, true, 0);
-    uint32_t rows = 0, left = 0;
-    weir_batch *b = weir_batch_create(s.spec.schema, 10);
-    cr_assert_eq(s.spec.cls->read(s.rd, b, 10, &s.err), 10, "%s",
-                 s.err.message);
-    weir_batch_destroy(b);
-    rows = 10;
-    cr_assert_eq(truncate(file_path, 8192), 0);
+    read_then_truncate(&s, 10, 8192);
+    uint32_t rows = 10, left = 0;
     int rc = read_on(&s, &rows, &left);
     cr_assert_eq(rc, WEIR_ECORRUPT, "rc %d after %u rows", rc, rows);
     src_close(&s);
@@ -341,13 +349,8 @@ Test(file_map, mapping_sees_the_file_not_a_copy, .init = make_tmp,
     /* the read mode with the same buffer: all of it, read at open */
     write_rows();
     src_open(&s, false, 0);
-    rows = 0;
-    b = weir_batch_create(s.spec.schema, 10);
-    cr_assert_eq(s.spec.cls->read(s.rd, b, 10, &s.err), 10, "%s",
-                 s.err.message);
-    weir_batch_destroy(b);
+    read_then_truncate(&s, 10, 8192);
     rows = 10;
-    cr_assert_eq(truncate(file_path, 8192), 0);
     cr_assert_eq(read_on(&s, &rows, &left), WEIR_EOF);
     cr_assert_eq(rows, ROWS);
     src_close(&s);
@@ -376,11 +379,7 @@ Test(file_map, windows_slide_and_unmap, .init = make_tmp, .fini = cleanup_tmp)
     write_n_rows(n);
     src s;
     src_open_window(&s, true, 64, 0);
-    weir_batch *b = weir_batch_create(s.spec.schema, 110000);
-    cr_assert_eq(s.spec.cls->read(s.rd, b, 110000, &s.err), 110000, "%s",
-                 s.err.message);
-    weir_batch_destroy(b);
-    cr_assert_eq(truncate(file_path, 5 << 19), 0);
+    read_then_truncate(&s, 110000, 5 << 19);
     uint32_t rows = 110000, left = 0;
     cr_assert_eq(read_on(&s, &rows, &left), WEIR_ECORRUPT);
     /* rows from 100 000 on are 21 bytes: 129 592 lie whole below 2.5 MiB */
@@ -418,6 +417,186 @@ Test(file_map, grows_after_open, .init = make_tmp, .fini = cleanup_tmp)
 {
     grows(true);
     grows(false);
+}
+
+/* ---- a window that cannot be mapped ---- */
+
+static int n_maps, fail_map_at;
+
+/* mmap, but the fail_map_at-th call (from 1) and those after it fail */
+static void *failing_mmap(void *addr, size_t n, int prot, int flags, int fd,
+                          off_t off)
+{
+    if (++n_maps >= fail_map_at) {
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    return mmap(addr, n, prot, flags, fd, off);
+}
+
+/*
+ * Windows of 16 KiB over the 40 000-byte file; the first window, or the
+ * third (rows cross the window ends), cannot be mapped: the reader goes on
+ * with pread from where it was (what it had not read of the old window
+ * copied) and gives every row, in order, and maps nothing more.
+ */
+Test(file_map, window_that_cannot_be_mapped, .init = make_tmp,
+     .fini = cleanup_tmp)
+{
+    write_rows();
+    for (fail_map_at = 1; fail_map_at <= 3; fail_map_at += 2) {
+        n_maps = 0;
+        weir__fio_mmap = failing_mmap;
+        src s;
+        src_open_window(&s, true, 64, 16 << 10);
+        uint32_t rows = 0, left = 0;
+        int rc = read_on(&s, &rows, &left);
+        weir__fio_mmap = mmap;
+        cr_assert_eq(rc, WEIR_EOF, "failing map %d: rc %d: %s", fail_map_at,
+                     rc, s.err.message);
+        cr_assert_eq(rows, ROWS, "failing map %d", fail_map_at);
+        cr_assert_eq(n_maps, fail_map_at, "maps tried");
+        src_close(&s);
+    }
+}
+
+/* ---- a debezium-json update: two rows, both or neither ---- */
+
+/* A small update of key k, v from "b" to "a". */
+static void put_update(FILE *f, int k)
+{
+    fprintf(f, "{\"before\":{\"k\":%d,\"v\":\"b\"},\"after\":{\"k\":%d,\"v\":\"a\"},\"op\":\"u\"}\n", k, k);
+}
+
+#define BIG_AFTER (4u << 20) /* the length of v after the big update */
+
+/*
+ * Three small updates (keys 0..2), an update of key 3 whose new v is
+ * BIG_AFTER bytes, one more small update (key 4). Returns the offset of
+ * the big value's first byte.
+ */
+static long write_updates(void)
+{
+    FILE *f = fopen(file_path, "w");
+    cr_assert_not_null(f);
+    for (int k = 0; k < 3; k++)
+        put_update(f, k);
+    fputs("{\"before\":{\"k\":3,\"v\":\"b\"},\"after\":{\"k\":3,\"v\":\"", f);
+    long at = ftell(f);
+    static char big[BIG_AFTER];
+    memset(big, 'a', sizeof big);
+    cr_assert_eq(fwrite(big, 1, sizeof big, f), sizeof big);
+    fputs("\"},\"op\":\"u\"}\n", f);
+    put_update(f, 4);
+    cr_assert_eq(fclose(f), 0);
+    return at;
+}
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+typedef struct cutter {
+    _Atomic double start_us; /* when the read began (0: not yet) */
+    double delay_us;
+    off_t size;
+    int rc; /* truncate's */
+} cutter;
+
+/* Truncates the file to c->size delay_us after the read began. */
+static void *cut_later(void *p)
+{
+    cutter *c = p;
+    double t0;
+    while (!(t0 = atomic_load(&c->start_us)))
+        ;
+    while (now_us() < t0 + c->delay_us)
+        ;
+    c->rc = truncate(file_path, c->size);
+    return NULL;
+}
+
+/*
+ * The rows of a read of the updates: whole pairs (-U then +U of one key),
+ * keys from 0 on; returns how many pairs.
+ */
+static uint32_t check_pairs(const weir_batch *b)
+{
+    cr_assert_eq(b->n_rows % 2, 0, "%u rows: half an update", b->n_rows);
+    for (uint32_t i = 0; i < b->n_rows; i += 2) {
+        cr_assert_eq(b->kind[i], WEIR_ROW_UPDATE_BEFORE, "row %u", i);
+        cr_assert_eq(b->kind[i + 1], WEIR_ROW_UPDATE_AFTER, "row %u", i + 1);
+        cr_assert_eq(WEIR_COL_I64(b, 0)[i], (int64_t)(i / 2), "row %u", i);
+        cr_assert_eq(WEIR_COL_I64(b, 0)[i + 1], (int64_t)(i / 2), "row %u", i + 1);
+        uint32_t len;
+        weir_batch_str(b, 1, i + 1, &len);
+        cr_assert_eq(len, i / 2 == 3 ? BIG_AFTER : 1, "row %u", i + 1);
+    }
+    return b->n_rows / 2;
+}
+
+/*
+ * The file is cut in the middle of the big update's new value while one
+ * read decodes the records, at moments swept over the read's length: a
+ * cut while the new value is decoded comes when the old row (-U) is in
+ * the batch already; the mapped reader takes it out again with the
+ * record. Whenever the cut comes, the batch holds whole updates only:
+ * the read gives all five, or the error of a shrunk file with the updates
+ * before the one it faulted in (three; four when the big one was decoded
+ * before the cut and the last faults), or none (the check after the read
+ * finds the cut, and any row may then be zeros).
+ */
+Test(file_map, update_cut_in_two_is_neither_row, .init = make_tmp,
+     .fini = cleanup_tmp, .timeout = 120)
+{
+    const int tries = 40;
+    double full_us = 0;
+    int n_cut = 0;
+    /* (a busy machine may run the cutter late: then the sweep again) */
+    for (int t = -1; t < tries || (!n_cut && t < 10 * tries); t++) {
+        long at = write_updates();
+        src s;
+        src_open_format(&s, true, 0, 0, WEIR_FORMAT_DEBEZIUM_JSON);
+        weir_batch *b = weir_batch_create(s.spec.schema, 16);
+        if (t < 0) { /* how long a read takes, not cut */
+            double t0 = now_us();
+            cr_assert_eq(s.spec.cls->read(s.rd, b, 16, &s.err), 10, "%s",
+                         s.err.message);
+            full_us = now_us() - t0;
+            cr_assert_eq(check_pairs(b), 5);
+            weir_batch_destroy(b);
+            src_close(&s);
+            continue;
+        }
+        /* the first page boundary past half of the value */
+        long page = sysconf(_SC_PAGESIZE);
+        cutter c = {.delay_us = full_us * (t % tries) / tries,
+                    .size = (off_t)((at + BIG_AFTER / 2) / page * page)};
+        pthread_t th;
+        cr_assert_eq(pthread_create(&th, NULL, cut_later, &c), 0);
+        atomic_store(&c.start_us, now_us());
+        int rc = s.spec.cls->read(s.rd, b, 16, &s.err);
+        pthread_join(th, NULL);
+        cr_assert_eq(c.rc, 0, "truncate");
+        uint32_t pairs = check_pairs(b);
+        if (rc == 10) {
+            cr_assert_eq(pairs, 5);
+        } else {
+            cr_assert_eq(rc, WEIR_ECORRUPT, "try %d: rc %d: %s", t, rc,
+                         s.err.message);
+            cr_assert(strstr(s.err.message, "the file shrank while it was read"),
+                      "%s", s.err.message);
+            cr_assert(pairs == 0 || pairs == 3 || pairs == 4, "%u pairs", pairs);
+            n_cut++;
+        }
+        weir_batch_destroy(b);
+        src_close(&s);
+    }
+    cr_assert_gt(n_cut, 0, "no read saw the cut (a read takes %.0f us)",
+                 full_us);
 }
 
 /* ---- a SIGBUS that is not weir's ---- */

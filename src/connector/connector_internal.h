@@ -35,9 +35,31 @@ const char *weir__opt_get(weir__optset *o, const char *key);
 /* Typed readers: leave *out alone when the key is absent; an error names the
  * key. */
 int weir__opt_bool(weir__optset *o, const char *key, bool *out);
-/* One of names (NULL-terminated): its index into *out ("expected 'a', 'b'
- * or 'c', found 'x'" otherwise). */
-int weir__opt_choice(weir__optset *o, const char *key, const char *const *names, int *out);
+/*
+ * One of names (NULL-terminated): its index into *out ("option 'k':
+ * expected 'a', 'b' or 'c', found 'x'" otherwise). how says how a value
+ * matches a name: each option keeps the matching it always had (Flink
+ * matches the options of enum type in any case, its string options exactly).
+ */
+typedef enum weir__choice_match {
+    WEIR__CHOICE_EXACT,      /* byte for byte */
+    WEIR__CHOICE_ANY_CASE,   /* ASCII case ignored */
+    WEIR__CHOICE_ENUM_NAME,  /* case ignored and '_' read as '-', so the
+                                Java constant AT_LEAST_ONCE names
+                                'at-least-once' */
+} weir__choice_match;
+int weir__opt_choice(weir__optset *o, const char *key, const char *const *names,
+                     weir__choice_match how, int *out);
+/*
+ * Reads 'source.bad-input' and 'source.dead-letter.path' (a source of
+ * records that may not decode: file, stdin): the policy into *policy, the
+ * path (NULL when not given) into *dead_letter_path. Without a policy it is
+ * 'skip' when ignore_parse_errors ('<fmt>.ignore-parse-errors' = 'true'),
+ * 'dead-letter' when a path is given, else 'fail'. Another policy with
+ * ignore_parse_errors, or a path without 'dead-letter', is an error.
+ */
+int weir__opt_bad_input(weir__optset *o, weir_format_kind fmt, bool ignore_parse_errors,
+                        weir_bad_input *policy, const char **dead_letter_path);
 int weir__opt_duration(weir__optset *o, const char *key, int64_t *out_ms);
 int weir__opt_size(weir__optset *o, const char *key, uint64_t *out);
 int weir__opt_i64(weir__optset *o, const char *key, int64_t *out);

@@ -314,7 +314,22 @@ int weir__opt_bool(weir__optset *o, const char *key, bool *out)
     return 0;
 }
 
-int weir__opt_choice(weir__optset *o, const char *key, const char *const *names, int *out)
+/* Whether value v names name under how. */
+static bool choice_matches(const char *v, const char *name, weir__choice_match how)
+{
+    if (how == WEIR__CHOICE_EXACT)
+        return !strcmp(v, name);
+    for (;; v++, name++) {
+        char c = how == WEIR__CHOICE_ENUM_NAME && *v == '_' ? '-' : *v;
+        if (tolower((unsigned char)c) != tolower((unsigned char)*name))
+            return false;
+        if (!c)
+            return true;
+    }
+}
+
+int weir__opt_choice(weir__optset *o, const char *key, const char *const *names,
+                     weir__choice_match how, int *out)
 {
     size_t i;
     const char *v = opt_take(o, key, &i);
@@ -322,7 +337,7 @@ int weir__opt_choice(weir__optset *o, const char *key, const char *const *names,
         return 0;
     int n = 0;
     for (; names[n]; n++)
-        if (!strcmp(v, names[n])) {
+        if (choice_matches(v, names[n], how)) {
             *out = n;
             return 0;
         }
@@ -332,6 +347,30 @@ int weir__opt_choice(weir__optset *o, const char *key, const char *const *names,
         len += (size_t)snprintf(what + len, sizeof what - len, "%s'%s'", !k ? "" : k == n - 1 ? " or " : ", ",
                                 names[k]);
     return opt_bad(o, i, key, what);
+}
+
+int weir__opt_bad_input(weir__optset *o, weir_format_kind fmt, bool ignore_parse_errors,
+                        weir_bad_input *policy, const char **dead_letter_path)
+{
+    static const char *const names[] = {"fail", "skip", "dead-letter", NULL}; /* weir_bad_input's order */
+    const char *key = "source.bad-input";
+    const char *dl = weir__opt_get(o, "source.dead-letter.path");
+    int p = -1;
+    int rc = weir__opt_choice(o, key, names, WEIR__CHOICE_EXACT, &p);
+    if (rc)
+        return rc;
+    if (p >= 0 && ignore_parse_errors && p != WEIR_BAD_INPUT_SKIP)
+        return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
+                              "option '%s' = '%s' contradicts '%s.ignore-parse-errors' = 'true'", key, names[p],
+                              weir_format_name(fmt));
+    if (p < 0)
+        p = ignore_parse_errors ? WEIR_BAD_INPUT_SKIP : dl ? WEIR_BAD_INPUT_DEAD_LETTER : WEIR_BAD_INPUT_FAIL;
+    if (dl && p != WEIR_BAD_INPUT_DEAD_LETTER)
+        return weir__opt_fail(o, (size_t)weir__opt_index(o, "source.dead-letter.path"), WEIR_EINVAL,
+                              "option 'source.dead-letter.path' needs '%s' = 'dead-letter'", key);
+    *policy = (weir_bad_input)p;
+    *dead_letter_path = dl;
+    return 0;
 }
 
 int weir__opt_duration(weir__optset *o, const char *key, int64_t *out_ms)

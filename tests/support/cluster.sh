@@ -51,6 +51,65 @@ cluster_start() {
     pids[$i]=$!
 }
 
+# cluster_alive I - whether process I (pids[I]) still runs.
+cluster_alive() { kill -0 "${pids[$1]}" 2> /dev/null; }
+
+# cluster_until TENTHS COMMAND... - runs COMMAND every 0.1 s until it
+# succeeds, TENTHS times at most, then once more: its status is that of
+# the last run (the caller fails on it with its own message). COMMAND's
+# words are expanded once, by the caller: a glob to look for again each
+# time goes quoted to compgen -G, or inside a function.
+cluster_until() {
+    local n=$1 k
+    shift
+    for ((k = 0; k < n; k++)); do "$@" && return 0; sleep 0.1; done
+    "$@"
+}
+
+# cluster_gone TENTHS PID - waits (0.1 s at a time, TENTHS times at most)
+# for the process PID to end; status 1 when it still runs.
+cluster_gone() {
+    local n=$1 p=$2 k
+    for ((k = 0; k < n; k++)); do kill -0 "$p" 2> /dev/null || return 0; sleep 0.1; done
+    ! kill -0 "$p" 2> /dev/null
+}
+# cluster_ends TENTHS I - cluster_gone for process I (pids[I]).
+cluster_ends() { cluster_gone "$1" "${pids[$2]}"; }
+
+# cluster_finish I... - each process I ends within 120 s with status 0
+# (else fail: "process I did not finish in 120 s", "process I failed");
+# pids[I] becomes 0.
+cluster_finish() {
+    local i
+    for i in "$@"; do
+        cluster_ends 1200 "$i" || fail "process $i did not finish in 120 s"
+        wait "${pids[$i]}" || fail "process $i failed"
+        pids[$i]=0
+    done
+}
+
+# cluster_reap WHAT I... - each process I exits with status 0, however
+# long it takes (else fail: "WHAT: process I failed"); pids[I] becomes 0.
+cluster_reap() {
+    local what=$1 i
+    shift
+    for i in "$@"; do
+        wait "${pids[$i]}" || fail "$what: process $i failed"
+        pids[$i]=0
+    done
+}
+
+# cluster_wait_all PID... - each process PID ends within 120 s with
+# status 0 (else fail: "a process did not finish in 120 s", "a process
+# failed").
+cluster_wait_all() {
+    local p
+    for p in "$@"; do
+        cluster_gone 1200 "$p" || fail "a process did not finish in 120 s"
+        wait "$p" || fail "a process failed"
+    done
+}
+
 # cluster_views_checked DIR [MIN] - fails when a start under DIR (its
 # log* files) read another view of the control topic from a summary than
 # from offset 0, or when fewer than MIN (default 1) starts read from a

@@ -790,19 +790,13 @@ int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts,
         bool any = false;
         f->name = name;
 #define K(prop) (snprintf(key, sizeof key, "fields.%s.%s", name, prop), key)
-        const char *kind = weir__opt_get(&o, K("kind"));
-        if (kind) {
-            any = true;
-            if (strcmp(kind, "sequence") == 0)
-                f->kind = WEIR_DATAGEN_SEQUENCE;
-            else if (strcmp(kind, "random") != 0) {
-                rc = weir__opt_fail(
-                    &o, (size_t)weir__opt_index(&o, key), WEIR_EINVAL,
-                    "option '%s': expected 'sequence' or 'random', found '%s'",
-                    key, kind);
-                goto done;
-            }
-        }
+        static const char *const kinds[] = {"sequence", "random", NULL};
+        int kind = -1;
+        if ((rc = weir__opt_choice(&o, K("kind"), kinds, WEIR__CHOICE_EXACT, &kind)))
+            goto done;
+        any = kind >= 0;
+        if (kind == 0)
+            f->kind = WEIR_DATAGEN_SEQUENCE;
         const char *start = weir__opt_get(&o, K("start")),
                    *end = weir__opt_get(&o, K("end"));
         const char *min = weir__opt_get(&o, K("min")),
@@ -937,7 +931,7 @@ int weir_datagen_source_spec_opts(const weir_option *opts, size_t n_opts,
                 goto done;
         }
 #undef K
-        if (any || kind)
+        if (any)
             cfg.n_fields++;
         else
             memset(f, 0, sizeof *f);

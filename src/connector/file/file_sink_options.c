@@ -92,19 +92,13 @@ static int partition_opts(weir__optset *o, const weir_connector_env *env,
                 p++;
         }
     }
-    if ((v = weir__opt_get(o, "sink.partition-commit.trigger"))) {
-        if (strcasecmp(v, "partition-time") == 0)
-            cfg->partition_trigger = WEIR_PARTITION_TRIGGER_PARTITION_TIME;
-        else if (strcasecmp(v, "process-time") == 0)
-            cfg->partition_trigger = WEIR_PARTITION_TRIGGER_PROCESS_TIME;
-        else
-            return weir__opt_fail(o, opt_at(o, "sink.partition-commit.trigger"),
-                                  WEIR_EINVAL,
-                                  "option 'sink.partition-commit.trigger': "
-                                  "expected 'process-time' or "
-                                  "'partition-time', got '%s'",
-                                  v);
-    }
+    static const char *const triggers[] = {"process-time", "partition-time", NULL};
+    int trigger = -1;
+    if ((rc = weir__opt_choice(o, "sink.partition-commit.trigger", triggers, WEIR__CHOICE_ANY_CASE, &trigger)))
+        return rc;
+    if (trigger >= 0)
+        cfg->partition_trigger =
+            trigger ? WEIR_PARTITION_TRIGGER_PARTITION_TIME : WEIR_PARTITION_TRIGGER_PROCESS_TIME;
     if ((rc = weir__opt_duration(o, "sink.partition-commit.delay",
                                  &cfg->partition_commit_delay_ms)))
         return rc;

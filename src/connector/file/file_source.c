@@ -1411,7 +1411,7 @@ static int map_window(file_reader *r, uint64_t need_end, weir_error *err)
     if (we < need_end)
         we = need_end;
     size_t n = (size_t)(we - ws);
-    void *m = mmap(NULL, n, PROT_READ, MAP_SHARED, r->fd, (off_t)ws);
+    void *m = weir__fio_mmap(NULL, n, PROT_READ, MAP_SHARED, r->fd, (off_t)ws);
     if (m == MAP_FAILED)
         return unmap_to_read(r, err);
     /* read once, front to back: read ahead, drop pages behind */
@@ -2417,49 +2417,14 @@ int weir_file_source_spec_opts(const weir_option *opts, size_t n_opts,
         goto done;
     if ((rc = weir__opt_size(&o, "source.split-size", &cfg.split_size_bytes)))
         goto done;
-    cfg.dead_letter_path = weir__opt_get(&o, "source.dead-letter.path");
     static const char *const read_modes[] = {"map", "read", NULL};
     int mode = 0;
-    if ((rc = weir__opt_choice(&o, "source.read-mode", read_modes, &mode)))
+    if ((rc = weir__opt_choice(&o, "source.read-mode", read_modes, WEIR__CHOICE_EXACT, &mode)))
         goto done;
     cfg.read_no_map = mode == 1;
-    const char *policy = weir__opt_get(&o, "source.bad-input");
-    if (policy) {
-        int at = weir__opt_index(&o, "source.bad-input");
-        if (strcmp(policy, "fail") == 0)
-            cfg.on_bad_input = WEIR_BAD_INPUT_FAIL;
-        else if (strcmp(policy, "skip") == 0)
-            cfg.on_bad_input = WEIR_BAD_INPUT_SKIP;
-        else if (strcmp(policy, "dead-letter") == 0)
-            cfg.on_bad_input = WEIR_BAD_INPUT_DEAD_LETTER;
-        else {
-            rc = weir__opt_fail(&o, (size_t)at, WEIR_EINVAL,
-                                "option 'source.bad-input': expected 'fail', "
-                                "'skip' or 'dead-letter', found '%s'",
-                                policy);
-            goto done;
-        }
-        if (ignore_errors && cfg.on_bad_input != WEIR_BAD_INPUT_SKIP) {
-            rc = weir__opt_fail(&o, (size_t)at, WEIR_EINVAL,
-                                "option 'source.bad-input' = '%s' contradicts "
-                                "'%s.ignore-parse-errors' = 'true'",
-                                policy, weir_format_name(cfg.format.kind));
-            goto done;
-        }
-    } else if (ignore_errors) {
-        cfg.on_bad_input = WEIR_BAD_INPUT_SKIP;
-    } else if (cfg.dead_letter_path) {
-        cfg.on_bad_input = WEIR_BAD_INPUT_DEAD_LETTER;
-    }
-    if (cfg.dead_letter_path &&
-        cfg.on_bad_input != WEIR_BAD_INPUT_DEAD_LETTER) {
-        rc = weir__opt_fail(
-            &o, (size_t)weir__opt_index(&o, "source.dead-letter.path"),
-            WEIR_EINVAL,
-            "option 'source.dead-letter.path' needs 'source.bad-input' = "
-            "'dead-letter'");
+    if ((rc = weir__opt_bad_input(&o, cfg.format.kind, ignore_errors, &cfg.on_bad_input,
+                                  &cfg.dead_letter_path)))
         goto done;
-    }
     if (weir__opt_index(&o, "source.path.regex-pattern") >= 0) {
         rc = weir__opt_fail(
             &o, (size_t)weir__opt_index(&o, "source.path.regex-pattern"),

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -65,6 +66,8 @@ const weir__file_io weir__fio_posix = {
 };
 
 const weir__file_io *weir__fio = &weir__fio_posix;
+
+void *(*weir__fio_mmap)(void *addr, size_t n, int prot, int flags, int fd, off_t off) = mmap;
 
 int weir__fio_write_all(int fd, const void *buf, size_t n)
 {

@@ -29,6 +29,13 @@ typedef struct weir__file_io {
 extern const weir__file_io *weir__fio;
 extern const weir__file_io weir__fio_posix;
 
+/*
+ * The mmap(2) the file source maps its windows with (mmap itself); a test
+ * may point it at its own, one that fails, and restore it. Apart from the
+ * table above: a reader maps only while the table is weir__fio_posix.
+ */
+extern void *(*weir__fio_mmap)(void *addr, size_t n, int prot, int flags, int fd, off_t off);
+
 /* Writes all of buf (retrying short writes and EINTR); 0 or -errno. */
 int weir__fio_write_all(int fd, const void *buf, size_t n);
 /* Maps an errno value to a WEIR_E... code. */

@@ -11,6 +11,8 @@
 #define PREFIX "properties."
 #define PREFIX_LEN (sizeof PREFIX - 1)
 
+const char *const weir__fields_include[] = {"ALL", "EXCEPT_KEY", NULL};
+
 int weir__kafka_conf_from_options(weir__optset *o, rd_kafka_conf_t **out)
 {
     *out = NULL;

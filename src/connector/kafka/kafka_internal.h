@@ -24,5 +24,9 @@
  */
 int weir__kafka_conf_from_options(weir__optset *o, rd_kafka_conf_t **out);
 
+/* The values of 'value.fields-include' (source and sink), for
+ * weir__opt_choice: 'ALL' (0) or 'EXCEPT_KEY' (1), matched exactly. */
+extern const char *const weir__fields_include[];
+
 #endif
 #endif

@@ -219,23 +219,11 @@ static int read_options(weir__optset *o, ksink_arg *a,
         return rc;
 
     /* delivery */
-    a->guarantee = KSINK_AT_LEAST_ONCE;
-    const char *g = weir__opt_get(o, "sink.delivery-guarantee");
-    if (g) {
-        if (!strcasecmp(g, "none"))
-            a->guarantee = KSINK_NONE;
-        else if (!strcasecmp(g, "at-least-once"))
-            a->guarantee = KSINK_AT_LEAST_ONCE;
-        else if (!strcasecmp(g, "exactly-once"))
-            a->guarantee = KSINK_EXACTLY_ONCE;
-        else
-            return weir__opt_fail(
-                o, (size_t)weir__opt_index(o, "sink.delivery-guarantee"),
-                WEIR_EINVAL,
-                "option 'sink.delivery-guarantee': expected 'none', "
-                "'at-least-once' or 'exactly-once', found '%s'",
-                g);
-    }
+    static const char *const guarantees[] = {"none", "at-least-once", "exactly-once", NULL}; /* ksink_guarantee's order */
+    int g = KSINK_AT_LEAST_ONCE;
+    if ((rc = weir__opt_choice(o, "sink.delivery-guarantee", guarantees, WEIR__CHOICE_ANY_CASE, &g)))
+        return rc;
+    a->guarantee = (ksink_guarantee)g;
     const char *prefix = weir__opt_get(o, "sink.transactional-id-prefix");
     if (a->guarantee == KSINK_EXACTLY_ONCE) {
         if (!prefix)
@@ -331,19 +319,10 @@ static int read_options(weir__optset *o, ksink_arg *a,
     }
 
     /* value side */
-    bool except_key = false;
-    const char *inc = weir__opt_get(o, "value.fields-include");
-    if (inc) {
-        if (!strcmp(inc, "EXCEPT_KEY"))
-            except_key = true;
-        else if (strcmp(inc, "ALL"))
-            return weir__opt_fail(
-                o, (size_t)weir__opt_index(o, "value.fields-include"),
-                WEIR_EINVAL,
-                "option 'value.fields-include': expected 'ALL' or "
-                "'EXCEPT_KEY', found '%s'",
-                inc);
-    }
+    int inc = 0;
+    if ((rc = weir__opt_choice(o, "value.fields-include", weir__fields_include, WEIR__CHOICE_EXACT, &inc)))
+        return rc;
+    bool except_key = inc == 1;
     if (kprefix && *kprefix && !except_key)
         return weir__opt_fail(
             o, (size_t)weir__opt_index(o, "key.fields-prefix"), WEIR_EINVAL,

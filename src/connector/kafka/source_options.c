@@ -198,26 +198,19 @@ static int unused_with(weir__optset *o, const char *key, const char *mode_key,
 
 static int parse_startup(weir__optset *o, weir__kafka_source_arg *a)
 {
+    static const char *const modes[] = {"earliest-offset", "latest-offset", "group-offsets", "timestamp",
+                                        "specific-offsets", NULL};
+    static const weir__kafka_start starts[] = {WEIR__KAFKA_START_EARLIEST, WEIR__KAFKA_START_LATEST,
+                                               WEIR__KAFKA_START_GROUP, WEIR__KAFKA_START_TIMESTAMP,
+                                               WEIR__KAFKA_START_SPECIFIC};
     const char *mk = "scan.startup.mode";
-    const char *m = weir__opt_get(o, mk);
-    const char *mode = m ? m : "group-offsets";
-    int rc = 0;
-    if (!strcmp(mode, "earliest-offset"))
-        a->start = WEIR__KAFKA_START_EARLIEST;
-    else if (!strcmp(mode, "latest-offset"))
-        a->start = WEIR__KAFKA_START_LATEST;
-    else if (!strcmp(mode, "group-offsets"))
-        a->start = WEIR__KAFKA_START_GROUP;
-    else if (!strcmp(mode, "timestamp"))
-        a->start = WEIR__KAFKA_START_TIMESTAMP;
-    else if (!strcmp(mode, "specific-offsets"))
-        a->start = WEIR__KAFKA_START_SPECIFIC;
-    else
-        return weir__opt_fail(o, (size_t)weir__opt_index(o, mk), WEIR_EINVAL,
-                              "option '%s': expected 'earliest-offset', "
-                              "'latest-offset', 'group-offsets', 'timestamp' "
-                              "or 'specific-offsets', found '%s'",
-                              mk, mode);
+    bool m = weir__opt_index(o, mk) >= 0;
+    int i = 2; /* group-offsets, Flink's default */
+    int rc = weir__opt_choice(o, mk, modes, WEIR__CHOICE_EXACT, &i);
+    if (rc)
+        return rc;
+    a->start = starts[i];
+    const char *mode = modes[i];
     if (a->start == WEIR__KAFKA_START_TIMESTAMP)
         rc = need_i64(o, "scan.startup.timestamp-millis", mk, mode,
                       &a->start_ts);
@@ -248,26 +241,18 @@ static int parse_startup(weir__optset *o, weir__kafka_source_arg *a)
 
 static int parse_bounded(weir__optset *o, weir__kafka_source_arg *a)
 {
+    static const char *const modes[] = {"unbounded", "latest-offset", "group-offsets", "timestamp",
+                                        "specific-offsets", NULL};
+    static const weir__kafka_bound bounds[] = {WEIR__KAFKA_BOUND_NONE, WEIR__KAFKA_BOUND_LATEST,
+                                               WEIR__KAFKA_BOUND_GROUP, WEIR__KAFKA_BOUND_TIMESTAMP,
+                                               WEIR__KAFKA_BOUND_SPECIFIC};
     const char *mk = "scan.bounded.mode";
-    const char *m = weir__opt_get(o, mk);
-    const char *mode = m ? m : "unbounded";
-    int rc;
-    if (!strcmp(mode, "unbounded"))
-        a->bound = WEIR__KAFKA_BOUND_NONE;
-    else if (!strcmp(mode, "latest-offset"))
-        a->bound = WEIR__KAFKA_BOUND_LATEST;
-    else if (!strcmp(mode, "timestamp"))
-        a->bound = WEIR__KAFKA_BOUND_TIMESTAMP;
-    else if (!strcmp(mode, "specific-offsets"))
-        a->bound = WEIR__KAFKA_BOUND_SPECIFIC;
-    else if (!strcmp(mode, "group-offsets"))
-        a->bound = WEIR__KAFKA_BOUND_GROUP;
-    else
-        return weir__opt_fail(o, (size_t)weir__opt_index(o, mk), WEIR_EINVAL,
-                              "option '%s': expected 'unbounded', "
-                              "'latest-offset', 'group-offsets', 'timestamp' "
-                              "or 'specific-offsets', found '%s'",
-                              mk, mode);
+    int i = 0;
+    int rc = weir__opt_choice(o, mk, modes, WEIR__CHOICE_EXACT, &i);
+    if (rc)
+        return rc;
+    a->bound = bounds[i];
+    const char *mode = modes[i];
     if (a->bound == WEIR__KAFKA_BOUND_GROUP &&
         !weir__opt_get(o, "properties.group.id"))
         return weir__opt_missing(o, "properties.group.id",
@@ -640,21 +625,10 @@ static int parse_formats(weir__optset *o, weir__kafka_source_arg *a,
     }
     const char *kf = a->upsert ? pk_list : weir__opt_get(o, "key.fields");
     const char *prefix = weir__opt_get(o, "key.fields-prefix");
-    const char *incl = weir__opt_get(o, "value.fields-include");
-    bool except_key = false;
-    if (incl) {
-        if (!strcmp(incl, "EXCEPT_KEY"))
-            except_key = true;
-        else if (strcmp(incl, "ALL")) {
-            rc = weir__opt_fail(
-                o, (size_t)weir__opt_index(o, "value.fields-include"),
-                WEIR_EINVAL,
-                "option 'value.fields-include': expected 'ALL' or "
-                "'EXCEPT_KEY', found '%s'",
-                incl);
-            goto done;
-        }
-    }
+    int incl = 0;
+    if ((rc = weir__opt_choice(o, "value.fields-include", weir__fields_include, WEIR__CHOICE_EXACT, &incl)))
+        goto done;
+    bool except_key = incl == 1;
     if ((ki >= 0) != (kf != NULL)) {
         rc = ki >= 0 ? weir__opt_missing(o, "key.fields",
                                          " ('key.format' needs the columns "

@@ -561,24 +561,13 @@ static int read_options(weir__optset *o, nsink_arg *a, const weir_schema *schema
                               subj);
     if (!(a->subject = weir_strdup(subj)))
         return weir_error_set(o->err, WEIR_ENOMEM, "out of memory");
-    a->guarantee = NSINK_AT_LEAST_ONCE;
+    static const char *const guarantees[] = {"none", "at-least-once", "exactly-once", NULL}; /* nsink_guarantee's order */
     const char *gk = "sink.delivery-guarantee";
-    const char *g = weir__opt_get(o, gk);
-    if (g) {
-        if (!strcasecmp(g, "none"))
-            a->guarantee = NSINK_NONE;
-        else if (!strcasecmp(g, "at-least-once"))
-            a->guarantee = NSINK_AT_LEAST_ONCE;
-        else if (!strcasecmp(g, "exactly-once"))
-            a->guarantee = NSINK_EXACTLY_ONCE;
-        else
-            return weir__opt_fail(o, (size_t)weir__opt_index(o, gk),
-                                  WEIR_EINVAL,
-                                  "option '%s': expected 'none', "
-                                  "'at-least-once' or 'exactly-once', found "
-                                  "'%s'",
-                                  gk, g);
-    }
+    int g = NSINK_AT_LEAST_ONCE;
+    if ((rc = weir__opt_choice(o, gk, guarantees, WEIR__CHOICE_ANY_CASE, &g)))
+        return rc;
+    a->guarantee = (nsink_guarantee)g;
+    const char *gv = weir__opt_get(o, gk); /* as written, for messages */
     const char *pk = "sink.msg-id-prefix";
     const char *prefix = weir__opt_get(o, pk);
     if (prefix && (!*prefix || strpbrk(prefix, " \t\r\n")))
@@ -609,7 +598,7 @@ static int read_options(weir__optset *o, nsink_arg *a, const weir_schema *schema
                               "option '%s' names the message ids of "
                               "'sink.delivery-guarantee' = 'exactly-once'; "
                               "'%s' publishes without ids",
-                              pk, g ? g : "at-least-once");
+                              pk, gv ? gv : "at-least-once");
     }
     int fi = weir__opt_index(o, "format");
     if (fi < 0)

@@ -682,23 +682,15 @@ static int unused_with(weir__optset *o, const char *key, const char *mode)
 
 static int parse_startup(weir__optset *o, nats_source_arg *a)
 {
-    const char *mk = "scan.startup.mode";
-    const char *m = weir__opt_get(o, mk);
-    const char *mode = m ? m : "earliest";
-    if (!strcmp(mode, "earliest"))
-        a->start = NATS_START_EARLIEST;
-    else if (!strcmp(mode, "latest"))
-        a->start = NATS_START_LATEST;
-    else if (!strcmp(mode, "sequence"))
-        a->start = NATS_START_SEQUENCE;
-    else if (!strcmp(mode, "timestamp"))
-        a->start = NATS_START_TIMESTAMP;
-    else
-        return weir__opt_fail(o, (size_t)weir__opt_index(o, mk), WEIR_EINVAL,
-                              "option '%s': expected 'earliest', 'latest', "
-                              "'sequence' or 'timestamp', found '%s'",
-                              mk, mode);
-    int rc;
+    static const char *const modes[] = {"earliest", "latest", "sequence", "timestamp", NULL};
+    static const nats_start starts[] = {NATS_START_EARLIEST, NATS_START_LATEST, NATS_START_SEQUENCE,
+                                        NATS_START_TIMESTAMP};
+    int m = 0;
+    int rc = weir__opt_choice(o, "scan.startup.mode", modes, WEIR__CHOICE_EXACT, &m);
+    if (rc)
+        return rc;
+    a->start = starts[m];
+    const char *mode = modes[m];
     const char *sk = "scan.startup.sequence", *tk = "scan.startup.timestamp-millis";
     if (a->start == NATS_START_SEQUENCE) {
         int64_t v = 0;
@@ -732,17 +724,11 @@ static int parse_startup(weir__optset *o, nats_source_arg *a)
     } else if ((rc = unused_with(o, tk, mode))) {
         return rc;
     }
-    const char *bk = "scan.bounded.mode";
-    const char *b = weir__opt_get(o, bk);
-    if (!b || !strcmp(b, "unbounded"))
-        a->bounded = false;
-    else if (!strcmp(b, "latest"))
-        a->bounded = true;
-    else
-        return weir__opt_fail(o, (size_t)weir__opt_index(o, bk), WEIR_EINVAL,
-                              "option '%s': expected 'unbounded' or "
-                              "'latest', found '%s'",
-                              bk, b);
+    static const char *const bounds[] = {"unbounded", "latest", NULL};
+    int b = 0;
+    if ((rc = weir__opt_choice(o, "scan.bounded.mode", bounds, WEIR__CHOICE_EXACT, &b)))
+        return rc;
+    a->bounded = b == 1;
     return 0;
 }
 

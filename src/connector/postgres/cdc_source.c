@@ -1606,16 +1606,11 @@ int weir__pg_cdc_source_spec(const weir_option *opts, size_t n_opts,
             plugin);
         goto fail;
     }
-    const char *mode = weir__opt_get(&o, "scan.startup.mode");
-    if (mode && strcmp(mode, "initial") && strcmp(mode, "latest-offset")) {
-        rc = weir__opt_fail(&o, (size_t)weir__opt_index(&o, "scan.startup.mode"),
-                            WEIR_EINVAL,
-                            "option 'scan.startup.mode': expected 'initial' "
-                            "or 'latest-offset', found '%s'",
-                            mode);
+    static const char *const modes[] = {"initial", "latest-offset", NULL};
+    int mode = 0;
+    if ((rc = weir__opt_choice(&o, "scan.startup.mode", modes, WEIR__CHOICE_EXACT, &mode)))
         goto fail;
-    }
-    c->latest = mode && !strcmp(mode, "latest-offset");
+    c->latest = mode == 1;
     if ((rc = weir__opt_i64(&o, "scan.snapshot.fetch.size", &c->fetch_size)))
         goto fail;
     if (c->fetch_size < 1) {

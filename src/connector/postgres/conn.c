@@ -346,7 +346,7 @@ int weir__pg_params_options(weir__optset *o, weir__pg_params *p)
     const char *url = weir__opt_get(o, "url");
     if (!url)
         return weir__opt_missing(
-            o, "url", "(a JDBC URL: jdbc:postgresql://host:port/database)");
+            o, "url", " (a JDBC URL: jdbc:postgresql://host:port/database)");
     const char *user = weir__opt_get(o, "username");
     const char *password = weir__opt_get(o, "password");
     weir_error e = {0};

@@ -1138,28 +1138,13 @@ bool weir__jdbc_sink_is(const weir_operator_spec *spec, bool *upsert)
 
 static int parse_guarantee(weir__optset *o, const char *key, guarantee *g)
 {
-    const char *v = weir__opt_get(o, key);
-    if (!v)
-        return 0;
-    char norm[32];
-    size_t n = strlen(v);
-    if (n >= sizeof norm)
-        n = sizeof norm - 1;
-    for (size_t i = 0; i < n; i++)
-        norm[i] = v[i] == '_' ? '-' : (char)tolower((unsigned char)v[i]);
-    norm[n] = 0;
-    if (!strcmp(norm, "exactly-once"))
-        *g = GUARANTEE_EXACTLY_ONCE;
-    else if (!strcmp(norm, "at-least-once"))
-        *g = GUARANTEE_AT_LEAST_ONCE;
-    else if (!strcmp(norm, "none"))
-        *g = GUARANTEE_NONE;
-    else
-        return weir__opt_fail(o, (size_t)weir__opt_index(o, key), WEIR_EINVAL,
-                              "option '%s': expected 'exactly-once', "
-                              "'at-least-once' or 'none', found '%s'",
-                              key, v);
-    return 0;
+    static const char *const names[] = {"exactly-once", "at-least-once", "none", NULL};
+    static const guarantee values[] = {GUARANTEE_EXACTLY_ONCE, GUARANTEE_AT_LEAST_ONCE, GUARANTEE_NONE};
+    int i = -1;
+    int rc = weir__opt_choice(o, key, names, WEIR__CHOICE_ENUM_NAME, &i);
+    if (!rc && i >= 0)
+        *g = values[i];
+    return rc;
 }
 
 int weir__jdbc_sink_spec_opts(const weir_option *opts, size_t n_opts,

@@ -384,7 +384,6 @@ int weir__pg_lookup_spec(const weir_option *opts, size_t n_opts,
     }
     weir__opt_get(&o, "driver");
     /* the cache */
-    const char *mode = weir__opt_get(&o, "lookup.cache");
     int64_t max_rows = 0, ttl = 0;
     if ((rc = weir__opt_i64(&o, "lookup.cache.max-rows", &max_rows)) ||
         (rc = weir__opt_duration(&o, "lookup.cache.ttl", &ttl)))
@@ -398,25 +397,23 @@ int weir__pg_lookup_spec(const weir_option *opts, size_t n_opts,
     if ((rc = weir__opt_bool(&o, "lookup.cache.caching-missing-key",
                              &l.cache_missing_key)))
         goto fail;
-    if (mode) {
-        if (!strcasecmp(mode, "NONE")) {
-            l.cache = false;
-        } else if (!strcasecmp(mode, "PARTIAL")) {
-            l.cache = true;
-        } else {
-            rc = weir__opt_fail(&o, (size_t)weir__opt_index(&o, "lookup.cache"),
-                                WEIR_EINVAL,
-                                "option 'lookup.cache': expected 'NONE' or "
-                                "'PARTIAL'%s, found '%s'",
-                                !strcasecmp(mode, "FULL")
-                                    ? " (weir has no FULL cache for jdbc; a "
-                                      "table read whole is a 'filesystem' "
-                                      "lookup table)"
-                                    : "",
-                                mode);
-            goto fail;
-        }
+    /* Flink's LookupCacheType, matched in any case; FULL is Flink's too */
+    static const char *const modes[] = {"NONE", "PARTIAL", NULL};
+    const char *mode = weir__opt_get(&o, "lookup.cache");
+    if (mode && !strcasecmp(mode, "FULL")) {
+        rc = weir__opt_fail(&o, (size_t)weir__opt_index(&o, "lookup.cache"), WEIR_EINVAL,
+                            "option 'lookup.cache': expected 'NONE' or 'PARTIAL' (weir has no FULL cache for "
+                            "jdbc; a table read whole is a 'filesystem' lookup table), found '%s'",
+                            mode);
+        goto fail;
     }
+    int cache = -1;
+    if ((rc = weir__opt_choice(&o, "lookup.cache", modes, WEIR__CHOICE_ANY_CASE, &cache)))
+        goto fail;
+    if (cache == 0)
+        l.cache = false;
+    else if (cache == 1)
+        l.cache = true;
     if ((rc = weir__opt_i64(&o, "lookup.partial-cache.max-rows",
                             &l.cache_max_rows)) ||
         (rc = weir__opt_duration(&o, "lookup.partial-cache.expire-after-write",

@@ -490,43 +490,9 @@ int weir__stdin_source_spec_opts(const weir_option *opts, size_t n_opts,
         goto done;
     }
     a->fmt.csv_null_literal = a->null_literal;
-    const char *dl = weir__opt_get(&o, "source.dead-letter.path");
-    const char *policy = weir__opt_get(&o, "source.bad-input");
-    int pi = weir__opt_index(&o, "source.bad-input");
-    if (policy) {
-        if (!strcmp(policy, "fail"))
-            a->on_bad = WEIR_BAD_INPUT_FAIL;
-        else if (!strcmp(policy, "skip"))
-            a->on_bad = WEIR_BAD_INPUT_SKIP;
-        else if (!strcmp(policy, "dead-letter"))
-            a->on_bad = WEIR_BAD_INPUT_DEAD_LETTER;
-        else {
-            rc = weir__opt_fail(&o, (size_t)pi, WEIR_EINVAL,
-                                "option 'source.bad-input': expected 'fail', "
-                                "'skip' or 'dead-letter', found '%s'",
-                                policy);
-            goto done;
-        }
-        if (ignore && a->on_bad != WEIR_BAD_INPUT_SKIP) {
-            rc = weir__opt_fail(&o, (size_t)pi, WEIR_EINVAL,
-                                "option 'source.bad-input' = '%s' contradicts "
-                                "'%s.ignore-parse-errors' = 'true'",
-                                policy, weir_format_name(a->fmt.kind));
-            goto done;
-        }
-    } else if (ignore) {
-        a->on_bad = WEIR_BAD_INPUT_SKIP;
-    } else if (dl) {
-        a->on_bad = WEIR_BAD_INPUT_DEAD_LETTER;
-    }
-    if (dl && a->on_bad != WEIR_BAD_INPUT_DEAD_LETTER) {
-        rc = weir__opt_fail(
-            &o, (size_t)weir__opt_index(&o, "source.dead-letter.path"),
-            WEIR_EINVAL,
-            "option 'source.dead-letter.path' needs 'source.bad-input' = "
-            "'dead-letter'");
+    const char *dl;
+    if ((rc = weir__opt_bad_input(&o, a->fmt.kind, ignore, &a->on_bad, &dl)))
         goto done;
-    }
     if (a->on_bad == WEIR_BAD_INPUT_DEAD_LETTER) {
         if (!dl) {
             rc = weir__opt_missing(&o, "source.dead-letter.path",
