@@ -14,7 +14,9 @@ void weir__held_wm_init(weir__held_wm *h, uint32_t n_inputs)
 weir_ts weir__held_wm_input(const weir__held_wm *h, weir_op_ctx *ctx, int input)
 {
     weir_ts wm = h->n_inputs == 1 ? weir_op_watermark(ctx) : weir_op_input_watermark(ctx, input);
-    if (h->restored && input >= 0 && (uint32_t)input < h->n_inputs && h->wm[input] > wm)
+    /* WEIR_TS_MAX: every old subtask's input had ended, which holds nothing (held_wm.h) */
+    if (h->restored && input >= 0 && (uint32_t)input < h->n_inputs && h->wm[input] > wm &&
+        h->wm[input] != WEIR_TS_MAX)
         return h->wm[input];
     return wm;
 }

@@ -12,7 +12,12 @@
  * parallelism every new subtask reads every old subtask's (union state)
  * and each input keeps the smallest: a row late by the slowest old
  * subtask's watermark was late for the key wherever it lived. A checkpoint
- * of a weir that wrote none restores as before (no restored watermark).
+ * of a weir that wrote none restores as before (no restored watermark). An
+ * input whose sources had ended is at WEIR_TS_MAX, which no row set: it
+ * counts for nothing in the smallest (an old subtask of a process that
+ * read no partition), and where every old subtask's had ended, the input
+ * holds nothing: its sources restore the watermark their rows had reached
+ * and may read more (a file added since).
  */
 #ifndef WEIR_OPS_HELD_WM_H
 #define WEIR_OPS_HELD_WM_H
