@@ -14,9 +14,7 @@ void weir__held_wm_init(weir__held_wm *h, uint32_t n_inputs)
 weir_ts weir__held_wm_input(const weir__held_wm *h, weir_op_ctx *ctx, int input)
 {
     weir_ts wm = h->n_inputs == 1 ? weir_op_watermark(ctx) : weir_op_input_watermark(ctx, input);
-    /* WEIR_TS_MAX: every old subtask's input had ended, which holds nothing (held_wm.h) */
-    if (h->restored && input >= 0 && (uint32_t)input < h->n_inputs && h->wm[input] > wm &&
-        h->wm[input] != WEIR_TS_MAX)
+    if (h->restored && input >= 0 && (uint32_t)input < h->n_inputs && h->wm[input] > wm)
         return h->wm[input];
     return wm;
 }
@@ -24,8 +22,11 @@ weir_ts weir__held_wm_input(const weir__held_wm *h, weir_op_ctx *ctx, int input)
 int weir__held_wm_snapshot(const weir__held_wm *h, weir_op_ctx *ctx, weir_buf *out)
 {
     int rc = weir_buf_put_u8(out, 1);
-    for (uint32_t i = 0; i < h->n_inputs && !rc; i++)
-        rc = weir_buf_put_i64(out, weir__held_wm_input(h, ctx, (int)i));
+    for (uint32_t i = 0; i < h->n_inputs && !rc; i++) {
+        weir_ts wm = weir__held_wm_input(h, ctx, (int)i);
+        /* an input that ended is where the operator is (held_wm.h) */
+        rc = weir_buf_put_i64(out, wm == WEIR_TS_MAX ? weir_op_watermark(ctx) : wm);
+    }
     return rc;
 }
 

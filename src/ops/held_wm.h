@@ -12,12 +12,19 @@
  * parallelism every new subtask reads every old subtask's (union state)
  * and each input keeps the smallest: a row late by the slowest old
  * subtask's watermark was late for the key wherever it lived. A checkpoint
- * of a weir that wrote none restores as before (no restored watermark). An
- * input whose sources had ended is at WEIR_TS_MAX, which no row set: it
- * counts for nothing in the smallest (an old subtask of a process that
- * read no partition), and where every old subtask's had ended, the input
- * holds nothing: its sources restore the watermark their rows had reached
- * and may read more (a file added since).
+ * of a weir that wrote none restores as before (no restored watermark).
+ *
+ * An input whose sources had ended is at WEIR_TS_MAX (the end of input's
+ * watermark), which no row set: it is written as the operator's own
+ * watermark then. While another input goes on, that is the other's: what
+ * the operator has fired or let go of, and a row of a file added to the
+ * ended input since is late only behind it (before, such an input held
+ * WEIR_TS_MAX and dropped every new row). Where every input had ended, the
+ * operator fired everything at the end of input: WEIR_TS_MAX is held and
+ * every row that comes after the restore is late, as a window aggregation
+ * does (a window that fired at the end of input does not open again). In
+ * the smallest over old subtasks an old subtask at WEIR_TS_MAX (a process
+ * that read no partition) counts for nothing but where all are.
  */
 #ifndef WEIR_OPS_HELD_WM_H
 #define WEIR_OPS_HELD_WM_H
