@@ -1,7 +1,8 @@
 /*
  * tests/test_ttl_diff.c - a randomized differential test of state
- * time-to-live (`table.exec.state.ttl`, or a STATE_TTL hint) on the group
- * aggregation, against a model written here that shares no code with weir.
+ * time-to-live (`table.exec.state.ttl`, or a STATE_TTL hint) on group
+ * aggregations, joins, deduplication and Top-N, against a model written
+ * here that shares no code with weir.
  *
  * TTL counts processing time, so the test drives the job's clock by hand:
  * a datagen source at R rows a second (its token bucket holds one second
@@ -47,8 +48,25 @@
  * of rows that came at Tl and Tr joins iff Tl = Tr, or the later one came
  * before the earlier one's TTL ran out.
  *
+ * Outer joins (LEFT, RIGHT or FULL; model_outer): a row of an outer side
+ * is written again, and so stamped again, each time a row of the other
+ * side matches it (its association count changes), as in Flink; its
+ * NULL-padded row comes when it arrives unmatched and is retracted when its
+ * first match comes. In each batch a key's rows come from one side only
+ * (side_keeps), which side drawn per batch: two rows of one key in one
+ * batch would make the padded rows depend on which input the join read
+ * first. Top-N (ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) <= N, with
+ * or without rn; model_top): a partition's kept rows are one state entry,
+ * stamped when they change; a row that does not enter writes nothing, and
+ * an expired partition starts again.
+ *
+ * Half the cases stop after a batch, with a savepoint or with a
+ * checkpoint (on RocksDB maybe incremental) and a cancel, and go on in a
+ * job restored from it, its clock at the next batch's: stamps are state,
+ * so the model runs as if the job never stopped.
+ *
  * WEIR_SEED replays a run (the seed is printed); WEIR_TTL_CASES sets the
- * number of cases (default 12).
+ * number of cases (default 60), WEIR_TTL_CASE=i runs case i alone.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -59,6 +77,7 @@
 #include <unistd.h>
 
 #include "support/harness.h"
+#include "weir/checkpoint.h"
 #include "weir/clock.h"
 #include "weir/planner.h"
 #include "weir/weir.h"
@@ -76,9 +95,15 @@ typedef struct ttl_case {
     uint32_t mul, add, n_keys, null_mod; /* k = MOD(id * mul + add, n_keys), NULL when MOD(id, null_mod) = 0 */
     uint32_t skip_mod, skip_rem;         /* WHERE MOD(id, skip_mod) <> skip_rem; skip_mod 0: no WHERE */
     bool rocksdb, hint;
-    enum { GROUP_AGG, FIRST_ROW, LAST_ROW, JOIN } kind;
+    enum { GROUP_AGG, FIRST_ROW, LAST_ROW, JOIN, OUTER_JOIN, TOP_N } kind;
     int64_t ttl_right_ms;      /* join: the right side's TTL (a hint may give each its own) */
     uint32_t mul_right, add_right; /* join: the right side's k = MOD(id * mul_right + add_right, n_keys) */
+    bool outer[2];             /* outer join: LEFT (outer[0]), RIGHT (outer[1]) or FULL (both) */
+    uint32_t flip;             /* outer join: bit b says which keys are each side's in batch b (side_keeps) */
+    uint32_t top_n;            /* Top-N: rn <= top_n */
+    bool top_desc, top_rn;     /* Top-N: ORDER BY v DESC (else ASC); rn in the output */
+    int32_t stop_after;        /* restore: the job stops after this batch (-1: it never does) */
+    enum { SAVEPOINT, CHECKPOINT, INCREMENTAL } stop_how; /* stop with a savepoint, or a checkpoint and cancel */
 } ttl_case;
 
 static uint64_t rng_next(uint64_t *s)
@@ -111,6 +136,27 @@ static uint32_t key_of(const ttl_case *c, int64_t id)
     if (c->null_mod && id % c->null_mod == 0)
         return c->n_keys;
     return (uint32_t)((id * c->mul + c->add) % c->n_keys);
+}
+
+/* The right side's key (join): its slot, n_keys for NULL. */
+static uint32_t key_right(const ttl_case *c, int64_t id)
+{
+    if (c->null_mod && id % c->null_mod == 0)
+        return c->n_keys;
+    return (uint32_t)((id * c->mul_right + c->add_right) % c->n_keys);
+}
+
+/* Outer join: whether side s's view keeps row id. In batch b a key is
+ * one side's only: the left's when k + bit b of c->flip is even (a key
+ * stays on one side while the bit does), so that no two rows of one key
+ * meet in one batch, where the padded rows would depend on which side the
+ * join read first. NULL keys are on both. */
+static bool side_keeps(const ttl_case *c, int s, int64_t id)
+{
+    uint32_t k = s ? key_right(c, id) : key_of(c, id), b = (uint32_t)(id / c->rate);
+    if (s == 0 && !row_kept(c, id))
+        return false;
+    return k == c->n_keys || (k + (c->flip >> b & 1)) % 2 == (uint32_t)s;
 }
 
 static void key_text(const ttl_case *c, uint32_t k, char *out, size_t cap)
@@ -172,9 +218,7 @@ static void model_join(const ttl_case *c, lines *out, size_t *after, size_t *kep
                             continue;
                         int64_t lid = side ? y : x, rid = side ? x : y;
                         uint32_t kl = key_of(c, lid);
-                        uint32_t kr = c->null_mod && rid % c->null_mod == 0
-                                          ? c->n_keys
-                                          : (uint32_t)((rid * c->mul_right + c->add_right) % c->n_keys);
+                        uint32_t kr = key_right(c, rid);
                         if (!row_kept(c, lid) || kl == c->n_keys || kl != kr)
                             continue;
                         int64_t stored_ttl = side ? c->ttl_right_ms : c->ttl_ms;
@@ -191,13 +235,171 @@ static void model_join(const ttl_case *c, lines *out, size_t *after, size_t *kep
     }
 }
 
+/* An outer join's stored row: its id, key, TTL stamp and associations. */
+typedef struct stored_row {
+    int64_t id, stamp, assoc;
+    uint32_t k;
+} stored_row;
+
+/* An outer join's row: side s's row id with the other side's other (-1: NULL-padded). */
+static void add_pair(lines *out, const ttl_case *c, const char *kind, int s, int64_t id, int64_t other)
+{
+    char line[128], ids[2][24], keys[2][16];
+    int64_t lid = s ? other : id, rid = s ? id : other;
+    for (int i = 0; i < 2; i++) {
+        int64_t x = i ? rid : lid;
+        if (x < 0) {
+            snprintf(ids[i], sizeof ids[i], "null");
+            snprintf(keys[i], sizeof keys[i], "null");
+        } else {
+            snprintf(ids[i], sizeof ids[i], "%" PRId64, x);
+            key_text(c, i ? key_right(c, x) : key_of(c, x), keys[i], sizeof keys[i]);
+        }
+    }
+    snprintf(line, sizeof line, "%s[%s, %s, %s, %s]", kind, ids[0], ids[1], keys[0], keys[1]);
+    lines_add(out, line);
+}
+
+/*
+ * The outer join's rows. Each row is stored at its arrival, stamped then,
+ * with its associations (the rows of the other side it matched); a row of
+ * an outer side is written again, and so stamped again, each time a row of
+ * the other side matches it (its association count changes), as Flink's
+ * join writes the outer side's record and count. A row matches the stored
+ * rows of the other side that live (now < stamp + that side's TTL); an
+ * outer side's row with no match is emitted NULL-padded (+I), and that
+ * padded row is retracted (-D) when its first match comes. A NULL key
+ * matches nothing and is not stored: padded on an outer side, else dropped.
+ * No two rows of one key come in one batch (side_keeps), so the order in
+ * which the join reads the sides within a batch does not matter.
+ */
+static void model_outer(const ttl_case *c, lines *out, size_t *after, size_t *kept)
+{
+    size_t n_kept = 0, n[2] = {0, 0}, cap = (size_t)c->rate * c->n_batches;
+    stored_row *st[2] = {calloc(cap, sizeof(stored_row)), calloc(cap, sizeof(stored_row))};
+    cr_assert(st[0] && st[1]);
+    int64_t ttl[2] = {c->ttl_ms, c->ttl_right_ms};
+    for (uint32_t b = 0; b < c->n_batches; b++) {
+        int64_t now = c->clock[b];
+        for (int s = 0; s < 2; s++)
+            for (int64_t id = (int64_t)b * c->rate; id < (int64_t)(b + 1) * c->rate; id++) {
+                if (!side_keeps(c, s, id))
+                    continue;
+                n_kept++;
+                uint32_t k = s ? key_right(c, id) : key_of(c, id);
+                if (k == c->n_keys) {
+                    if (c->outer[s])
+                        add_pair(out, c, "+I", s, id, -1);
+                    continue;
+                }
+                int o = 1 - s;
+                int64_t matched = 0;
+                for (size_t i = 0; i < n[o]; i++) {
+                    stored_row *m = &st[o][i];
+                    if (m->k != k || now >= m->stamp + ttl[o])
+                        continue;
+                    matched++;
+                    if (c->outer[o] && m->assoc == 0)
+                        add_pair(out, c, "-D", o, m->id, -1);
+                    add_pair(out, c, "+I", s, id, m->id);
+                    if (c->outer[o]) {
+                        m->assoc++;
+                        m->stamp = now;
+                    }
+                }
+                if (!matched && c->outer[s])
+                    add_pair(out, c, "+I", s, id, -1);
+                st[s][n[s]++] = (stored_row){.id = id, .stamp = now, .assoc = matched, .k = k};
+            }
+        after[b] = out->n;
+        kept[b] = n_kept;
+    }
+    free(st[0]);
+    free(st[1]);
+}
+
+#define MAX_TOP 4
+
+/* A Top-N partition: its kept rows' ids in rank order, and its stamp. */
+typedef struct top_part {
+    int64_t id[MAX_TOP + 1], stamp;
+    uint32_t n;
+} top_part;
+
+static void add_ranked(lines *out, const ttl_case *c, const char *kind, const char *k, int64_t id, uint32_t rn)
+{
+    char line[128];
+    if (c->top_rn)
+        snprintf(line, sizeof line, "%s[%s, %" PRId64 ", %" PRId64 ", %u]", kind, k, id, id % 5 + 1, rn);
+    else
+        snprintf(line, sizeof line, "%s[%s, %" PRId64 ", %" PRId64 "]", kind, k, id, id % 5 + 1);
+    lines_add(out, line);
+}
+
+/*
+ * Top-N: a partition's state is its best top_n rows (ORDER BY v, equal v
+ * in arrival order), stamped when written. A row that ranks below top_n
+ * changes nothing and writes nothing; one that enters is inserted (the row
+ * pushed past top_n leaves) and the partition is written. Once now >=
+ * stamp + TTL the partition is empty: the next row ranks first. Output
+ * with rn: each rank whose row changed, -U[old] +U[new], +I for a rank
+ * that was empty; without it: +I[the row that entered], -D[the row that
+ * left].
+ */
+static void model_top(const ttl_case *c, lines *out, size_t *after, size_t *kept)
+{
+    top_part part[MAX_KEYS + 1];
+    memset(part, 0, sizeof part);
+    size_t n_kept = 0;
+    for (uint32_t b = 0; b < c->n_batches; b++) {
+        int64_t now = c->clock[b];
+        for (int64_t id = (int64_t)b * c->rate; id < (int64_t)(b + 1) * c->rate; id++) {
+            if (!row_kept(c, id))
+                continue;
+            n_kept++;
+            uint32_t k = key_of(c, id), p = 0;
+            char kt[16];
+            key_text(c, k, kt, sizeof kt);
+            top_part *s = &part[k];
+            if (now >= s->stamp + c->ttl_ms)
+                s->n = 0;
+            int64_t v = id % 5 + 1;
+            while (p < s->n && (c->top_desc ? s->id[p] % 5 + 1 >= v : s->id[p] % 5 + 1 <= v))
+                p++;
+            if (p >= c->top_n)
+                continue;
+            int64_t old[MAX_TOP + 1];
+            uint32_t old_n = s->n;
+            memcpy(old, s->id, sizeof old);
+            memmove(&s->id[p + 1], &s->id[p], (s->n - p) * sizeof s->id[0]);
+            s->id[p] = id;
+            if (++s->n > c->top_n)
+                s->n = c->top_n;
+            if (c->top_rn)
+                for (uint32_t i = p; i < s->n; i++) {
+                    if (i < old_n)
+                        add_ranked(out, c, "-U", kt, old[i], i + 1);
+                    add_ranked(out, c, i < old_n ? "+U" : "+I", kt, s->id[i], i + 1);
+                }
+            else {
+                add_ranked(out, c, "+I", kt, id, 0);
+                if (old_n == c->top_n)
+                    add_ranked(out, c, "-D", kt, old[c->top_n - 1], 0);
+            }
+            s->stamp = now;
+        }
+        after[b] = out->n;
+        kept[b] = n_kept;
+    }
+}
+
 /* The rows the job writes, batch after batch; after[b]: how many once
  * batch b is aggregated, kept[b]: how many rows of batches 0..b the
  * stateful operator processes (those that pass the WHERE). */
 static void model(const ttl_case *c, lines *out, size_t *after, size_t *kept)
 {
-    if (c->kind == JOIN) {
-        model_join(c, out, after, kept);
+    if (c->kind == JOIN || c->kind == OUTER_JOIN || c->kind == TOP_N) {
+        (c->kind == JOIN ? model_join : c->kind == OUTER_JOIN ? model_outer : model_top)(c, out, after, kept);
         return;
     }
     size_t n_kept = 0;
@@ -251,11 +453,22 @@ static void draw(ttl_case *c, uint64_t *rng)
         c->skip_rem = rng_below(rng, c->skip_mod);
     }
     c->rocksdb = rng_below(rng, 3) == 0;
-    uint32_t k = rng_below(rng, 6);
-    c->kind = k < 2 ? GROUP_AGG : k < 4 ? JOIN : k == 4 ? FIRST_ROW : LAST_ROW;
+    uint32_t k = rng_below(rng, 10);
+    c->kind = k < 2 ? GROUP_AGG : k < 4 ? JOIN : k == 4 ? FIRST_ROW : k == 5 ? LAST_ROW : k < 8 ? OUTER_JOIN : TOP_N;
+    bool join = c->kind == JOIN || c->kind == OUTER_JOIN;
     /* a STATE_TTL hint is for joins and aggregations; a join's gives each side its own */
-    c->hint = (c->kind == GROUP_AGG || c->kind == JOIN) && rng_below(rng, 2);
-    c->ttl_right_ms = c->hint && c->kind == JOIN ? 1000 + 500 * (int64_t)rng_below(rng, 15) : c->ttl_ms;
+    c->hint = (c->kind == GROUP_AGG || join) && rng_below(rng, 2);
+    c->ttl_right_ms = c->hint && join ? 1000 + 500 * (int64_t)rng_below(rng, 15) : c->ttl_ms;
+    uint32_t o = rng_below(rng, 3); /* LEFT, RIGHT, FULL */
+    c->outer[0] = c->kind == OUTER_JOIN && o != 1;
+    c->outer[1] = c->kind == OUTER_JOIN && o != 0;
+    c->flip = (uint32_t)rng_next(rng);
+    c->top_n = 1 + rng_below(rng, MAX_TOP);
+    c->top_desc = rng_below(rng, 2);
+    c->top_rn = rng_below(rng, 2);
+    /* half the cases stop after a batch and go on from its savepoint or checkpoint */
+    c->stop_after = rng_below(rng, 2) ? -1 : (int32_t)rng_below(rng, c->n_batches - 1);
+    c->stop_how = (int)rng_below(rng, c->rocksdb ? 3 : 2); /* INCREMENTAL on RocksDB only */
     c->mul_right = 2 * rng_below(rng, 50) + 1;
     c->add_right = c->par == 2 ? 2 * rng_below(rng, 20) : rng_below(rng, 40);
     /* Steps: at least a second (a full bucket); often exactly the TTL, or
@@ -290,7 +503,7 @@ static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t
                  c->null_mod, c->mul_right, c->add_right, c->n_keys);
     else
         snprintf(keyright, sizeof keyright, "MOD(id * %u + %u, %u)", c->mul_right, c->add_right, c->n_keys);
-    if (c->hint && c->kind == JOIN)
+    if (c->hint && (c->kind == JOIN || c->kind == OUTER_JOIN))
         snprintf(hint, sizeof hint, "/*+ STATE_TTL('l' = '%" PRId64 " ms', 'r' = '%" PRId64 " ms') */ ", c->ttl_ms,
                  c->ttl_right_ms);
     else if (c->hint)
@@ -308,13 +521,33 @@ static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t
              "CREATE VIEW t AS SELECT id, MOD(id, 5) + 1 AS v, %s AS k, PROCTIME() AS pt FROM src%s;\n",
              ttl, backend, c->rate, rows - 1, keyexpr, where);
     size_t n = strlen(sql);
-    if (c->kind == JOIN)
+    if (c->kind == JOIN || c->kind == OUTER_JOIN) {
         snprintf(sql + n, cap - n,
                  "CREATE TABLE src2 (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '%u',\n"
                  "  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '%" PRIu64 "');\n"
-                 "CREATE VIEW t2 AS SELECT id, %s AS k FROM src2;\n"
-                 "SELECT %sl.id, r.id, l.k FROM t l JOIN t2 r ON l.k = r.k;\n",
-                 c->rate, rows - 1, keyright, hint);
+                 "CREATE VIEW t2 AS SELECT id, %s AS k FROM src2;\n",
+                 c->rate, rows - 1, keyright);
+        n = strlen(sql);
+    }
+    /* bit b of c->flip for a row of batch b (side_keeps) */
+    char flip[40 * MAX_BATCHES] = "CASE";
+    for (uint32_t b = 0; b + 1 < c->n_batches; b++)
+        snprintf(flip + strlen(flip), sizeof flip - strlen(flip), " WHEN id < %u THEN %u", (b + 1) * c->rate,
+                 c->flip >> b & 1);
+    snprintf(flip + strlen(flip), sizeof flip - strlen(flip), " ELSE %u END", c->flip >> (c->n_batches - 1) & 1);
+    if (c->kind == JOIN)
+        snprintf(sql + n, cap - n, "SELECT %sl.id, r.id, l.k FROM t l JOIN t2 r ON l.k = r.k;\n", hint);
+    else if (c->kind == OUTER_JOIN)
+        snprintf(sql + n, cap - n,
+                 "CREATE VIEW tl AS SELECT * FROM t WHERE k IS NULL OR MOD(k + %s, 2) = 0;\n"
+                 "CREATE VIEW tr AS SELECT * FROM t2 WHERE k IS NULL OR MOD(k + %s, 2) = 1;\n"
+                 "SELECT %sl.id, r.id, l.k, r.k FROM tl l %s JOIN tr r ON l.k = r.k;\n",
+                 flip, flip, hint, !c->outer[1] ? "LEFT" : !c->outer[0] ? "RIGHT" : "FULL");
+    else if (c->kind == TOP_N)
+        snprintf(sql + n, cap - n,
+                 "SELECT k, id, v%s FROM (SELECT k, id, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v %s) AS rn "
+                 "FROM t) WHERE rn <= %u;\n",
+                 c->top_rn ? ", rn" : "", c->top_desc ? "DESC" : "ASC", c->top_n);
     else if (c->kind == GROUP_AGG)
         snprintf(sql + n, cap - n, "SELECT %sk, COUNT(*), SUM(v), MAX(id) FROM t GROUP BY k;\n", hint);
     else
@@ -338,6 +571,7 @@ static counts job_counts(weir_job *job)
                     .written = th_metric(job, "job.records_written"),
                     .stateful = th_metric(job, "task*.GroupAggregate.*.records_in") +
                                 th_metric(job, "task*.Deduplicate.*.records_in") +
+                                th_metric(job, "task*.Rank.*.records_in") +
                                 th_metric(job, "task*.Join.*.records_in")};
 }
 
@@ -359,18 +593,14 @@ static bool wait_counts(weir_job *job, double read, double kept, double written)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Runs case c; its rows (without the subtask prefix) into got. */
-static void run(const ttl_case *c, const size_t *after, const size_t *kept, const char *sql, lines *got,
-                const char *what)
+/* Plans sql and starts it at the clock mc; restored from dir/chk's newest
+ * checkpoint, or the savepoint sp (NULL: neither), when the case stops. */
+static weir_sql_job *start_job(const ttl_case *c, const char *sql, weir_manual_clock *mc, FILE *mem,
+                               const char *dir, bool latest, const char *sp, const char *what)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&buf, &len);
-    cr_assert(mem);
-    char p[16];
+    char p[16], chk[96], sps[96];
     snprintf(p, sizeof p, "%u", c->par);
     const char *keys[] = {"parallelism.default"}, *vals[] = {p};
-    weir_manual_clock *mc = weir_manual_clock_create(c->clock[0]);
     weir_sql_job_options opt = {.set_keys = keys,
                                 .set_values = vals,
                                 .n_set = 1,
@@ -381,21 +611,84 @@ static void run(const ttl_case *c, const size_t *after, const size_t *kept, cons
     int rc = weir_sql_job_create("ttl.sql", sql, strlen(sql), &opt, &sj, &err);
     cr_assert_eq(rc, 0, "%s: does not plan: %s\n%s", what, err.message, sql);
     weir_job *job = weir_sql_job_graph(sj);
+    if (c->stop_after >= 0) {
+        snprintf(chk, sizeof chk, "%s/chk", dir);
+        snprintf(sps, sizeof sps, "%s/sp", dir);
+        weir_checkpoint_config cfg;
+        weir_checkpoint_config_init(&cfg);
+        cfg.dir = chk;
+        cfg.savepoint_dir = sps;
+        cfg.interval_ms = 0; /* the test takes its one checkpoint itself */
+        cfg.incremental = c->stop_how == INCREMENTAL;
+        cfg.restore = sp ? WEIR_RESTORE_PATH : latest ? WEIR_RESTORE_LATEST : WEIR_RESTORE_FRESH;
+        cfg.restore_path = sp;
+        cr_assert_eq(weir_job_enable_checkpoints(job, &cfg, &err), 0, "%s: %s", what, err.message);
+    }
     cr_assert_eq(weir_job_start(job), 0, "%s", what);
+    return sj;
+}
+
+/* Stops the job after batch c->stop_after: with a savepoint (its folder
+ * into sp), or a checkpoint and then a cancel. */
+static void stop_job(const ttl_case *c, weir_sql_job *sj, char *sp, size_t cap, const char *what)
+{
+    weir_job *job = weir_sql_job_graph(sj);
+    weir_error err = {0};
+    if (c->stop_how == SAVEPOINT) {
+        cr_assert_eq(weir_job_stop_with_savepoint(job, NULL, sp, cap, &err), 0, "%s: savepoint: %s", what,
+                     err.message);
+        cr_assert_eq(weir_job_wait(job), 0, "%s: the job failed: %s", what, weir_job_error(job));
+    } else {
+        uint64_t id = 0;
+        cr_assert_eq(weir_job_trigger_checkpoint(job, &id), 0, "%s", what);
+        cr_assert_eq(weir_job_await_checkpoint(job, id, GUARD_MS, &err), 0, "%s: checkpoint: %s", what,
+                     err.message);
+        weir_job_cancel(job);
+        weir_job_wait(job); /* cancelled: its status says so */
+    }
+    weir_sql_job_destroy(sj);
+}
+
+/* Runs case c; its rows (without the subtask prefix) into got. A case
+ * that stops after batch c->stop_after goes on in a job restored from
+ * there, at the next batch's clock: its counts start again at 0. */
+static void run(const ttl_case *c, const size_t *after, const size_t *kept, const char *sql, const char *dir,
+                lines *got, const char *what)
+{
+    char *buf = NULL, sp[512] = "";
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    cr_assert(mem);
+    weir_manual_clock *mc = weir_manual_clock_create(c->clock[0]);
+    weir_sql_job *sj = start_job(c, sql, mc, mem, dir, false, NULL, what);
+    counts base = {0};
     /* A batch that gives fewer rows than the model's is reported, and the
      * run goes on: the rows compared below say which differ. */
     for (uint32_t b = 0; b < c->n_batches; b++) {
         if (b)
             weir_manual_clock_set(mc, c->clock[b]);
-        uint32_t read = (b + 1) * c->rate * (c->kind == JOIN ? 2 : 1);
-        bool reached = wait_counts(job, (double)read, (double)kept[b], (double)after[b]);
+        if (b && (int32_t)b == c->stop_after + 1)
+            sj = start_job(c, sql, mc, mem, dir, c->stop_how != SAVEPOINT, c->stop_how == SAVEPOINT ? sp : NULL,
+                           what);
+        weir_job *job = weir_sql_job_graph(sj);
+        uint32_t read = (b + 1) * c->rate * (c->kind == JOIN || c->kind == OUTER_JOIN ? 2 : 1);
+        bool reached = wait_counts(job, read - base.read, (double)kept[b] - base.stateful,
+                                   (double)after[b] - base.written);
         counts n = job_counts(job);
+        n.read += base.read;
+        n.stateful += base.stateful;
+        n.written += base.written;
         if (!reached || n.written != (double)after[b])
             fprintf(stderr,
                     "%s: batch %u (clock %" PRId64 "): %.0f rows read, %.0f processed, %.0f written; %u, %zu and "
                     "%zu expected\n",
                     what, b, c->clock[b], n.read, n.stateful, n.written, read, kept[b], after[b]);
+        if ((int32_t)b == c->stop_after) {
+            stop_job(c, sj, sp, sizeof sp, what);
+            base = n;
+        }
     }
+    weir_job *job = weir_sql_job_graph(sj);
     cr_assert_eq(weir_job_wait(job), 0, "%s: the job failed: %s", what, weir_job_error(job));
     weir_sql_job_destroy(sj);
     weir_manual_clock_destroy(mc);
@@ -414,21 +707,28 @@ static void check_case(uint64_t seed, uint32_t i)
     uint64_t rng = seed ^ (0x5851F42D4C957F2Dull * (i + 1));
     ttl_case c;
     draw(&c, &rng);
-    char dir[] = "/tmp/weir-ttl-diff-XXXXXX", sql[4096], what[200];
+    char dir[] = "/tmp/weir-ttl-diff-XXXXXX", sql[4096], what[300];
     cr_assert(mkdtemp(dir));
     case_sql(&c, dir, sql, sizeof sql);
     snprintf(what, sizeof what,
-             "WEIR_SEED=%" PRIu64 " case %u (%s, ttl %" PRId64 " ms, right %" PRId64 " ms, %u batches of %u, p %u)",
+             "WEIR_SEED=%" PRIu64 " case %u (%s, ttl %" PRId64 " ms, right %" PRId64
+             " ms, %u batches of %u, p %u, %s, stops after batch %d%s)",
              seed, i,
-             c.kind == GROUP_AGG   ? "group aggregation"
-             : c.kind == JOIN      ? "join"
-             : c.kind == FIRST_ROW ? "first row"
-                                   : "last row",
-             c.ttl_ms, c.ttl_right_ms, c.n_batches, c.rate, c.par);
+             c.kind == GROUP_AGG    ? "group aggregation"
+             : c.kind == JOIN       ? "join"
+             : c.kind == OUTER_JOIN ? "outer join"
+             : c.kind == TOP_N      ? "top-n"
+             : c.kind == FIRST_ROW  ? "first row"
+                                    : "last row",
+             c.ttl_ms, c.ttl_right_ms, c.n_batches, c.rate, c.par, c.rocksdb ? "rocksdb" : "heap", c.stop_after,
+             c.stop_after < 0               ? ""
+             : c.stop_how == SAVEPOINT      ? " (savepoint)"
+             : c.stop_how == CHECKPOINT     ? " (checkpoint)"
+                                            : " (incremental checkpoint)");
     lines want = {0}, got = {0};
     size_t after[MAX_BATCHES], kept[MAX_BATCHES];
     model(&c, &want, after, kept);
-    run(&c, after, kept, sql, &got, what);
+    run(&c, after, kept, sql, dir, &got, what);
     if (want.n) /* a case may give no row at all: qsort takes no NULL */
         qsort(want.v, want.n, sizeof *want.v, cmp_str);
     if (got.n)
@@ -450,7 +750,7 @@ Test(ttl_diff, state_expires_exactly_at_its_ttl, .timeout = 600)
 {
     const char *s = getenv("WEIR_SEED"), *n = getenv("WEIR_TTL_CASES"), *one = getenv("WEIR_TTL_CASE");
     uint64_t seed = s && *s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
-    uint32_t cases = n && *n ? (uint32_t)strtoul(n, NULL, 0) : 12;
+    uint32_t cases = n && *n ? (uint32_t)strtoul(n, NULL, 0) : 60;
     fprintf(stderr, "ttl_diff: WEIR_SEED=%" PRIu64 ", %u cases (WEIR_TTL_CASE=i runs one)\n", seed, cases);
     for (uint32_t i = 0; i < cases; i++)
         if (!one || !*one || strtoul(one, NULL, 0) == i)
