@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "connector/hybrid/hybrid.h"
 #ifdef WEIR_HAVE_KAFKA
@@ -655,7 +656,7 @@ int weir__hybrid_source_spec_opts(const weir_option *opts, size_t n_opts,
                 why = "'source.monitor-interval' makes the files unbounded";
             else if (!strcmp(conn[0], "kafka")) {
                 const char *m = get_opt(sub, n, "scan.bounded.mode");
-                if (!m || !strcmp(m, "unbounded"))
+                if (!m || !strcasecmp(m, "unbounded"))
                     why = "a Kafka history needs 'history.scan.bounded.mode' "
                           "('latest-offset', 'timestamp' or "
                           "'specific-offsets')";

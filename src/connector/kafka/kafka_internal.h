@@ -25,7 +25,7 @@
 int weir__kafka_conf_from_options(weir__optset *o, rd_kafka_conf_t **out);
 
 /* The values of 'value.fields-include' (source and sink), for
- * weir__opt_choice: 'ALL' (0) or 'EXCEPT_KEY' (1), matched exactly. */
+ * weir__opt_choice: 'ALL' (0) or 'EXCEPT_KEY' (1), in any case (an enum option). */
 extern const char *const weir__fields_include[];
 
 #endif

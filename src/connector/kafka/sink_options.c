@@ -320,7 +320,7 @@ static int read_options(weir__optset *o, ksink_arg *a,
 
     /* value side */
     int inc = 0;
-    if ((rc = weir__opt_choice(o, "value.fields-include", weir__fields_include, WEIR__CHOICE_EXACT, &inc)))
+    if ((rc = weir__opt_choice(o, "value.fields-include", weir__fields_include, WEIR__CHOICE_ANY_CASE, &inc)))
         return rc;
     bool except_key = inc == 1;
     if (kprefix && *kprefix && !except_key)

@@ -206,7 +206,7 @@ static int parse_startup(weir__optset *o, weir__kafka_source_arg *a)
     const char *mk = "scan.startup.mode";
     bool m = weir__opt_index(o, mk) >= 0;
     int i = 2; /* group-offsets, Flink's default */
-    int rc = weir__opt_choice(o, mk, modes, WEIR__CHOICE_EXACT, &i);
+    int rc = weir__opt_choice(o, mk, modes, WEIR__CHOICE_ANY_CASE, &i);
     if (rc)
         return rc;
     a->start = starts[i];
@@ -248,7 +248,7 @@ static int parse_bounded(weir__optset *o, weir__kafka_source_arg *a)
                                                WEIR__KAFKA_BOUND_SPECIFIC};
     const char *mk = "scan.bounded.mode";
     int i = 0;
-    int rc = weir__opt_choice(o, mk, modes, WEIR__CHOICE_EXACT, &i);
+    int rc = weir__opt_choice(o, mk, modes, WEIR__CHOICE_ANY_CASE, &i);
     if (rc)
         return rc;
     a->bound = bounds[i];
@@ -626,7 +626,7 @@ static int parse_formats(weir__optset *o, weir__kafka_source_arg *a,
     const char *kf = a->upsert ? pk_list : weir__opt_get(o, "key.fields");
     const char *prefix = weir__opt_get(o, "key.fields-prefix");
     int incl = 0;
-    if ((rc = weir__opt_choice(o, "value.fields-include", weir__fields_include, WEIR__CHOICE_EXACT, &incl)))
+    if ((rc = weir__opt_choice(o, "value.fields-include", weir__fields_include, WEIR__CHOICE_ANY_CASE, &incl)))
         goto done;
     bool except_key = incl == 1;
     if ((ki >= 0) != (kf != NULL)) {

@@ -686,7 +686,7 @@ static int parse_startup(weir__optset *o, nats_source_arg *a)
     static const nats_start starts[] = {NATS_START_EARLIEST, NATS_START_LATEST, NATS_START_SEQUENCE,
                                         NATS_START_TIMESTAMP};
     int m = 0;
-    int rc = weir__opt_choice(o, "scan.startup.mode", modes, WEIR__CHOICE_EXACT, &m);
+    int rc = weir__opt_choice(o, "scan.startup.mode", modes, WEIR__CHOICE_ANY_CASE, &m);
     if (rc)
         return rc;
     a->start = starts[m];
@@ -726,7 +726,7 @@ static int parse_startup(weir__optset *o, nats_source_arg *a)
     }
     static const char *const bounds[] = {"unbounded", "latest", NULL};
     int b = 0;
-    if ((rc = weir__opt_choice(o, "scan.bounded.mode", bounds, WEIR__CHOICE_EXACT, &b)))
+    if ((rc = weir__opt_choice(o, "scan.bounded.mode", bounds, WEIR__CHOICE_ANY_CASE, &b)))
         return rc;
     a->bounded = b == 1;
     return 0;

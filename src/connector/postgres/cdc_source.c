@@ -1608,7 +1608,7 @@ int weir__pg_cdc_source_spec(const weir_option *opts, size_t n_opts,
     }
     static const char *const modes[] = {"initial", "latest-offset", NULL};
     int mode = 0;
-    if ((rc = weir__opt_choice(&o, "scan.startup.mode", modes, WEIR__CHOICE_EXACT, &mode)))
+    if ((rc = weir__opt_choice(&o, "scan.startup.mode", modes, WEIR__CHOICE_ANY_CASE, &mode)))
         goto fail;
     c->latest = mode == 1;
     if ((rc = weir__opt_i64(&o, "scan.snapshot.fetch.size", &c->fetch_size)))
