@@ -7,7 +7,8 @@
  * not windowed, no state TTL, at least one ORDER BY column) reads, through
  * Calcs of plain column references only, an inner join of insert-only
  * inputs without TTL, partitions by exactly the join key (the key columns
- * in their order, of either side, of the same types) and orders by
+ * in their order, of the side whose key the join's rows are placed by:
+ * the keyed exchange to the Top-1 is then chained) and orders by
  * columns of one join input, whose rows the join keeps in a row log and
  * does not bound. Whether the two then share a hint is the runtime's
  * chaining: only in one subtask (no exchange between them) does the join
@@ -83,11 +84,14 @@ int plan_top1_skip(plan_ctx *pc, const rel *r, weir_rank_config *rk, weir_sql_lo
                                 weir__edge_schema(pc->job, &pc->job->edges[nd->in_edges[1]])};
     if (c->keys[0].n != np || !is[0] || !is[1])
         return 0;
-    /* PARTITION BY the join key: its columns of one side or the other, in the key's order */
+    /* PARTITION BY the join key, as the output columns by which the join's rows are already on
+     * their key's subtask (its out_part: the keyed exchange before the Top-1 is then chained) */
+    if (nd->out_part.n != np)
+        return 0;
     for (uint32_t i = 0; i < np; i++) {
         uint32_t k0 = c->keys[0].cols[i], k1 = c->keys[1].cols[i];
-        bool left = k0 < c->n_out[0] && cols[i] == k0, right = k1 < c->n_out[1] && cols[i] == c->n_out[0] + k1;
-        if ((!left && !right) || c->null_safe[i] || !same_type(is[1]->fields[k1].type, os->fields[cols[i]].type) ||
+        if (cols[i] != nd->out_part.cols[i] || c->null_safe[i] ||
+            !same_type(is[1]->fields[k1].type, os->fields[cols[i]].type) ||
             !same_type(is[0]->fields[k0].type, os->fields[cols[i]].type))
             return 0;
     }
