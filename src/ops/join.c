@@ -1623,6 +1623,20 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
     return 0;
 }
 
+/* Whether row r of side s is strictly worse than what the Top-1 after the join keeps for its key
+ * (ops/top1_hint.h; the link allows only insert-only row-log sides): counted. Out of line: most
+ * joins have no Top-1 to ask. */
+static __attribute__((noinline)) bool top1_drops(join_op *j, int s, weir_row_kind kind, uint64_t khash,
+                                                 const uint8_t *key, size_t klen, const weir_batch *in, uint32_t r)
+{
+    const weir__top1_link *l = j->conf->top1;
+    if (s != l->side || kind != WEIR_ROW_INSERT ||
+        !weir__top1_hint_worse(j->hint, l, khash, key, klen, in, r, &j->hint_sk))
+        return false;
+    weir_op_counter_add(j->n_skipped, 1);
+    return true;
+}
+
 static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r)
 {
     const join_conf *jc = j->conf;
@@ -1658,24 +1672,18 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             return rc;
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
+    /* Every pair it would make the Top-1 after it drops: only stored (its row log, below) for
+     * the other side's rows still to come, neither looked up against them nor joined. */
+    bool skip = j->hint && top1_drops(j, s, kind, khash, key, klen, in, r);
     rc = weir_op_set_key_hashed(ctx, key, klen, khash);
-    if (rc)
-        return rc;
-    if (j->hint && s == jc->top1->side && kind == WEIR_ROW_INSERT &&
-        weir__top1_hint_worse(j->hint, jc->top1, khash, key, klen, in, r, &j->hint_sk)) {
-        /* Every pair it would make the Top-1 drops (strictly worse than the row it keeps for
-         * this key): only stored, in its row log, for the other side's rows still to come. */
-        weir_op_counter_add(j->n_skipped, 1);
-        return log_encode(j, s, WEIR_TS_MIN, in, r);
-    }
-    if ((rc = gather(j, ctx, s, in, r, false)))
+    if (rc || (!skip && (rc = gather(j, ctx, s, in, r, false))))
         return rc;
     bool inner = c->type == WEIR_JOIN_INNER;
     weir_ts ts = in->ts[r];
     /* (Batched: not known yet, and needed only for an outer side's associations;
      * an inner join's row stores what it stores whatever its matches.) */
     int64_t matched = 0;
-    for (uint32_t i = 0; i < j->n_refs && !j->batched; i++)
+    for (uint32_t i = 0; i < j->n_refs && !j->batched && !skip; i++)
         if (j->core.sel[i])
             matched += j->refs[i].count;
     /* this row's own entry: its time first (whether it is stored at all) */
@@ -1719,7 +1727,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     if (bounded && store && own.count == 1 &&
         (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms), key, (uint32_t)klen, khash)))
         return rc;
-    if (j->batched)
+    if (j->batched || skip)
         return 0;
     if (matched == 0) {
         /* An interval join pads a row only when it expires unmatched (append-only output). */
