@@ -19,6 +19,8 @@
 #include <time.h>
 
 #include "ops/ops.h"
+#include "ops/top1_hint.h"
+#include "runtime/runtime.h"
 #include "support/harness.h"
 #include "weir/checkpoint.h"
 #include "weir/weir.h"
@@ -1399,4 +1401,79 @@ Test(join, pairs_reuse_decoded_rows_on_rocksdb, .timeout = 120)
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+static void sum_skipped(void *ud, const char *name, double value)
+{
+    if (strstr(name, ".rows_skipped_for_top1"))
+        *(double *)ud += value;
+}
+
+/*
+ * A join chained to a deduplication that keeps the last of equal rows
+ * (ties_newer_first: an equal row replaces the kept one), linked so that
+ * the join skips the rows it would drop (ops/top1_hint.h): a strictly
+ * worse right row is skipped (counted, nothing emitted), an equal one is
+ * joined and replaces the kept row, a better one too. SQL plans no such
+ * deduplication after a regular join (its rows have no time attribute),
+ * so only this test reaches the rule that ties are never skipped.
+ */
+Test(join, top1_skip_joins_rows_that_tie_with_a_keep_last_deduplication, .timeout = 60)
+{
+    jt t;
+    memset(&t, 0, sizeof t);
+    t.in = th_schema("op STRING, k BIGINT, v STRING");
+    t.side = th_schema("k BIGINT, v STRING");
+    t.out = th_schema("lk BIGINT, lv STRING, rk BIGINT, rv STRING");
+    for (int s = 0; s < 2; s++)
+        t.src[s] = th_usource_create(t.in, 1);
+    t.sink = th_collect_create(TH_KIND);
+    weir_job_config cfg;
+    weir_job_config_init(&cfg);
+    cfg.batch_size = 4;
+    cr_assert_eq(weir_job_create(&cfg, &t.job), 0);
+    weir_stream keyed[2];
+    for (int s = 0; s < 2; s++) {
+        weir_watermark_spec wm = {.kind = WEIR_WATERMARK_NONE};
+        weir_stream m;
+        cr_assert_eq(th_changelog_stream(t.job, t.src[s], s ? "right" : "left", &wm, t.side, &m), 0);
+        uint32_t kc = 0;
+        keyed[s] = weir_stream_key_by(m, &kc, 1);
+    }
+    weir_join_config jc = {.type = WEIR_JOIN_INNER, .n_out = {2, 2}, .out_schema = t.out, .insert_only = {true, true}};
+    jc.keys[0].n = jc.keys[1].n = 1;
+    weir_operator_spec js, rs;
+    cr_assert_eq(weir_join_spec(&jc, &js), 0);
+    weir__top1_link *l = weir__top1_link_new();
+    cr_assert(l);
+    *l = (weir__top1_link){.refs = 1, .side = R, .n_order = 1, .cols = {1}, .desc = {true}, .nulls_last = {true}};
+    cr_assert_eq(weir__join_set_top1(&js, l), 0);
+    weir_rank_config rk = {.partition = {.n = 1, .cols = {0}}, .n_order = 1, .order_cols = {3},
+                           .order_desc = {true}, .nulls_last = {true}, .rank_start = 1, .rank_end = 1,
+                           .dedup = true, .ties_newer_first = true, .out_schema = t.out, .window_end_col = -1,
+                           .top1_link = l};
+    cr_assert_eq(weir_rank_spec(&rk, &rs), 0);
+    weir__top1_link_unref(l);
+    weir_stream j, r;
+    cr_assert_eq(weir_job_operator(t.job, keyed, 2, &js, t.out, 1, &j), 0, "%s", weir_job_error(t.job));
+    /* the join's rows lie by its left key: the keyed edge to the deduplication is chained */
+    weir_keyspec lk = {.n = 1, .cols = {0}};
+    cr_assert_eq(weir__job_keyed_output(t.job, j.node, &lk, 0), 0);
+    weir_stream kj = weir_stream_key_by(j, lk.cols, 1);
+    cr_assert_eq(weir_job_operator(t.job, &kj, 1, &rs, t.out, 1, &r), 0, "%s", weir_job_error(t.job));
+    weir_operator_spec sink = th_collect_spec(t.sink, "collect");
+    cr_assert_eq(weir_job_sink(t.job, r, &sink, 1), 0);
+    cr_assert_eq(weir_job_start(t.job), 0, "%s", weir_job_error(t.job));
+    feed(&t, L, "+I,1,a", 0);
+    feed(&t, R, "+I,1,5", 1);
+    feed(&t, R, "+I,1,3", 1); /* below the kept 5: skipped */
+    feed(&t, R, "+I,1,5", 3); /* equal: the last one is kept */
+    feed(&t, R, "+I,1,4", 3); /* below: skipped */
+    feed(&t, R, "+I,1,7", 5);
+    feed(&t, R, "+I,2,9", 5); /* no left row: stored */
+    feed(&t, L, "+I,2,b", 6);
+    double skipped = 0;
+    weir_job_metrics(t.job, sum_skipped, &skipped);
+    cr_assert_eq(skipped, 2, "skipped %g rows", skipped);
+    jt_finish(&t, "+I 1,a,1,5\n-U 1,a,1,5\n+U 1,a,1,5\n-U 1,a,1,5\n+U 1,a,1,7\n+I 2,b,2,9\n");
 }

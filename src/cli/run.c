@@ -291,6 +291,7 @@ typedef struct op_sum {
     uint64_t skipped, dead_letter; /* bad records of a source */
     uint64_t late, late_routed;    /* window: late rows, of which routed */
     uint64_t late_dropped;         /* other operators: late rows dropped */
+    uint64_t top1_skipped;         /* joins: rows their Top-1 would drop, not joined */
     bool source, sink;
 } op_sum;
 
@@ -311,6 +312,7 @@ static const struct {
     {"late_records_routed", offsetof(op_sum, late_routed)},
     {"late_records_dropped", offsetof(op_sum, late_dropped)}, /* OVER, rank */
     {"late_rows", offsetof(op_sum, late_dropped)},            /* interval joins */
+    {"rows_skipped_for_top1", offsetof(op_sum, top1_skipped)}, /* joins (ops/top1_hint.h) */
 };
 
 static void sum_op(void *ud, const char *name, double v)
@@ -392,6 +394,9 @@ static void report_summary(weir_job *job, double secs)
         if (routed)
             weir_cli_log(WEIR_LOG_WARN, "summary: operator %s: %" PRIu64 " late row%s routed to the late-records table",
                          op, routed, plural(routed));
+        if (b->v[i].top1_skipped)
+            weir_cli_log(WEIR_LOG_INFO, "summary: operator %s: %" PRIu64 " row%s not joined (its Top-1 would drop them)",
+                         op, b->v[i].top1_skipped, plural(b->v[i].top1_skipped));
     }
     weir_free(b);
     weir_checkpoint_stats st;

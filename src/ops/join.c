@@ -108,6 +108,7 @@
 #include "ops/join_core.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "ops/top1_hint.h"
 #include "runtime/checkpoint.h"
 #include "state/backend.h"
 #include "util/bigmem.h"
@@ -123,6 +124,8 @@ typedef struct join_conf {
     weir_join_config cfg;
     bool outer[2]; /* side i keeps unmatched rows (NULL-padded in the output) */
     bool log[2];   /* side i keeps its rows in a row log (weir_join_row_log) */
+    /* the Top-1 chained after it whose hint lets it skip rows of side top1->side (ops/top1_hint.h), or NULL */
+    weir__top1_link *top1;
 } join_conf;
 
 /* One row of the other side met in a scan of the state. */
@@ -260,6 +263,10 @@ typedef struct join_op {
                       against (their input's, held across a restore): an
                       interval join's rows with a time below it are late */
     weir__held_wm held; /* an interval join's: each side's watermark, its operator state */
+    /* the hint of the Top-1 chained after it (conf->top1), shared in the subtask; its scratch sort key */
+    weir__top1_hint *hint;
+    weir_buf hint_sk;
+    uint64_t *n_skipped;
 } join_op;
 
 const char *weir_join_type_name(weir_join_type t)
@@ -446,6 +453,7 @@ static int join_create(void *arg, const weir_op_info *info, void **out_op)
     weir_buf_init(&j->row);
     weir_buf_init(&j->val);
     weir_buf_init(&j->keys);
+    weir_buf_init(&j->hint_sk);
     const weir_schema *cs = cand_schema(&c->cfg);
     uint32_t n = cs->n_fields;
     if (!(j->reads = weir_calloc(n ? n : 1, sizeof *j->reads)) || !(j->rcols = weir_calloc(n ? n : 1, sizeof *j->rcols)) ||
@@ -788,6 +796,10 @@ static int join_open(void *op, weir_op_ctx *ctx)
     if (rc)
         return rc;
     j->n_expired = weir_op_counter(ctx, "expired_rows");
+    if (jc->top1) { /* without the hint (no memory, no room) nothing is skipped */
+        j->hint = weir__top1_hint_of(ctx, jc->top1);
+        j->n_skipped = weir_op_counter(ctx, "rows_skipped_for_top1");
+    }
     weir__op_on_canonical_rows(ctx, join_recode);
     if (jc->log[0] || jc->log[1])
         weir__op_on_restored(ctx, join_restored);
@@ -807,6 +819,7 @@ static void join_close(void *op)
     weir_free(j->refs);
     weir_free(j->rkeys);
     weir_buf_fini(&j->keys);
+    weir_buf_fini(&j->hint_sk);
     for (int s = 0; s < 2; s++) {
         weir__crow_plan_fini(&j->plan[s]);
         weir_free(j->form[s].drop);
@@ -1610,6 +1623,20 @@ static int apply_semi_anti(join_op *j, weir_op_ctx *ctx, int s, const weir_batch
     return 0;
 }
 
+/* Whether row r of side s is strictly worse than what the Top-1 after the join keeps for its key
+ * (ops/top1_hint.h; the link allows only insert-only row-log sides): counted. Out of line: most
+ * joins have no Top-1 to ask. */
+static __attribute__((noinline)) bool top1_drops(join_op *j, int s, weir_row_kind kind, uint64_t khash,
+                                                 const uint8_t *key, size_t klen, const weir_batch *in, uint32_t r)
+{
+    const weir__top1_link *l = j->conf->top1;
+    if (s != l->side || kind != WEIR_ROW_INSERT ||
+        !weir__top1_hint_worse(j->hint, l, khash, key, klen, in, r, &j->hint_sk))
+        return false;
+    weir_op_counter_add(j->n_skipped, 1);
+    return true;
+}
+
 static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, uint32_t r)
 {
     const join_conf *jc = j->conf;
@@ -1645,15 +1672,18 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             return rc;
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
+    /* Every pair it would make the Top-1 after it drops: only stored (its row log, below) for
+     * the other side's rows still to come, neither looked up against them nor joined. */
+    bool skip = j->hint && top1_drops(j, s, kind, khash, key, klen, in, r);
     rc = weir_op_set_key_hashed(ctx, key, klen, khash);
-    if (rc || (rc = gather(j, ctx, s, in, r, false)))
+    if (rc || (!skip && (rc = gather(j, ctx, s, in, r, false))))
         return rc;
     bool inner = c->type == WEIR_JOIN_INNER;
     weir_ts ts = in->ts[r];
     /* (Batched: not known yet, and needed only for an outer side's associations;
      * an inner join's row stores what it stores whatever its matches.) */
     int64_t matched = 0;
-    for (uint32_t i = 0; i < j->n_refs && !j->batched; i++)
+    for (uint32_t i = 0; i < j->n_refs && !j->batched && !skip; i++)
         if (j->core.sel[i])
             matched += j->refs[i].count;
     /* this row's own entry: its time first (whether it is stored at all) */
@@ -1697,7 +1727,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     if (bounded && store && own.count == 1 &&
         (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms), key, (uint32_t)klen, khash)))
         return rc;
-    if (j->batched)
+    if (j->batched || skip)
         return 0;
     if (matched == 0) {
         /* An interval join pads a row only when it expires unmatched (append-only output). */
@@ -2001,6 +2031,14 @@ static const weir_operator_class join_class = {
     .close = join_close,
 };
 
+static void conf_free(void *arg)
+{
+    join_conf *c = arg;
+    if (c)
+        weir__top1_link_unref(c->top1);
+    weir_free(c);
+}
+
 int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out)
 {
     bool semi = cfg && is_semi_anti(cfg->type);
@@ -2021,6 +2059,28 @@ int weir_join_spec(const weir_join_config *cfg, weir_operator_spec *out)
     c->outer[1] = cfg->type == WEIR_JOIN_RIGHT || cfg->type == WEIR_JOIN_FULL;
     for (int s = 0; s < 2; s++)
         c->log[s] = weir_join_row_log(cfg, s);
-    *out = (weir_operator_spec){cfg->interval ? "IntervalJoin" : "Join", &join_class, join_create, c, weir_free};
+    *out = (weir_operator_spec){cfg->interval ? "IntervalJoin" : "Join", &join_class, join_create, c, conf_free};
     return 0;
+}
+
+const weir_join_config *weir__join_config_of(const weir_operator_spec *spec)
+{
+    return spec && spec->create == join_create ? &((const join_conf *)spec->arg)->cfg : NULL;
+}
+
+int weir__join_set_top1(weir_operator_spec *spec, weir__top1_link *l)
+{
+    const weir_join_config *c = weir__join_config_of(spec);
+    if (!c || !l || l->side < 0 || l->side > 1 || !weir__join_top1_fits(c, l->side))
+        return WEIR_EINVAL;
+    join_conf *jc = spec->arg;
+    weir__top1_link_unref(jc->top1);
+    jc->top1 = weir__top1_link_ref(l);
+    return 0;
+}
+
+bool weir__join_top1_fits(const weir_join_config *c, int s)
+{
+    return c->type == WEIR_JOIN_INNER && weir_join_row_log(c, s) && !c->bounded[s] && c->insert_only[0] &&
+           c->insert_only[1] && !c->state_ttl_ms && !(c->right_ttl && c->right_state_ttl_ms);
 }

@@ -106,6 +106,14 @@ typedef struct weir_rank_config {
      * NULL = UTC. Borrowed: must outlive the operator.
      */
     const char *time_zone;
+    /*
+     * A continuous Top-1 (ranks [1, 1], append-only input) may leave the
+     * join chained before it the sort key it keeps per partition, so that
+     * the join skips the rows it would drop (ops/top1_hint.h): the link the
+     * join's spec holds too (weir__join_set_top1), or NULL. weir_rank_spec
+     * takes a reference.
+     */
+    struct weir__top1_link *top1_link;
 } weir_rank_config;
 
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out);

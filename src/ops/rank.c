@@ -78,6 +78,7 @@
 #include "ops/held_wm.h"
 #include "ops/ops.h"
 #include "ops/rowcodec.h"
+#include "ops/top1_hint.h"
 #include "runtime/checkpoint.h"
 #include "state/backend.h"
 #include "time/tz.h"
@@ -191,6 +192,7 @@ typedef struct rank_op {
     /* a Top-1 over an append-only input outside windows (a deduplication, a LIMIT 1 per
      * partition): each list holds at most one row (top1_row) */
     bool top1;
+    weir__top1_hint *hint; /* the join chained before it reads it (conf->top1_link), or NULL */
     weir__tz *tz;        /* conf->time_zone loaded; NULL: UTC */
     int64_t tz_end, tz_fire; /* the last local window end and its timer instant */
     /* Window Top-N: its watermark, held across a restore (ops/held_wm.h) */
@@ -1008,6 +1010,9 @@ static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
     bool lists = !o->conf->retract;
     for (uint32_t k = 0; k < o->n_ents; k++) {
         rcache_ent *e = &o->ents[k];
+        /* the join before it learns the row kept now (read or changed: after a restore too) */
+        if (o->hint && e->n_list)
+            weir__top1_hint_put(o->hint, e->hash, o->ckeys.data + e->koff, e->klen, e->list[0].sk, e->list[0].sklen);
         if (e->dirty && !rc) {
             const weir_buf *v = &e->val;
             rc = lists ? list_write(o, ctx, e, in) : 1;
@@ -2034,6 +2039,9 @@ static int rank_open(void *op, weir_op_ctx *ctx)
         o->n_missing = weir_op_counter(ctx, "retractions_not_found");
     weir__op_on_canonical_rows(ctx, rank_recode);
     weir__op_on_restored(ctx, rank_rows2);
+    /* only a Top-1 of an append-only input without TTL can tell a row it will never keep */
+    if (o->conf->top1_link && o->top1 && !o->conf->state_ttl_ms)
+        o->hint = weir__top1_hint_of(ctx, o->conf->top1_link);
     return weir_op_get_state(ctx, &d, &o->st);
 }
 
@@ -2106,7 +2114,13 @@ static const weir_operator_class rank_class = {
     .close = rank_close,
 };
 
-static void conf_free(void *arg) { weir_free(arg); }
+static void conf_free(void *arg)
+{
+    weir_rank_config *c = arg;
+    if (c)
+        weir__top1_link_unref(c->top1_link);
+    weir_free(c);
+}
 
 int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out)
 {
@@ -2118,6 +2132,7 @@ int weir_rank_spec(const weir_rank_config *cfg, weir_operator_spec *out)
     if (!c)
         return WEIR_ENOMEM;
     *c = *cfg;
+    c->top1_link = weir__top1_link_ref(cfg->top1_link);
     const char *name = cfg->window_end_col >= 0 ? (cfg->dedup ? "WindowDeduplicate" : "WindowRank")
                                                 : (cfg->dedup ? "Deduplicate" : "Rank");
     *out = (weir_operator_spec){name, &rank_class, rank_create, c, conf_free};

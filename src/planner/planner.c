@@ -817,7 +817,7 @@ static const char *const KNOWN_KEYS[] = {
     "table.exec.emit.early-fire.delay", "table.exec.emit.late-fire.enabled", "table.exec.emit.late-fire.delay",
     "weir.late-records.table", "table.local-time-zone", "table.exec.sink.upsert-materialize", "table.optimizer.agg-phase-strategy",
     "table.optimizer.distinct-agg.split.enabled", "table.optimizer.distinct-agg.split.bucket-num",
-    "table.dynamic-table-options.enabled", "weir.distinct-cache.size", "weir.match.max-partial-matches",
+    "table.dynamic-table-options.enabled", "weir.distinct-cache.size", "weir.match.max-partial-matches", "weir.join.top1-skip",
     /* checkpoints and restarts */
     "execution.checkpointing.dir", "execution.checkpointing.timeout", "execution.checkpointing.min-pause",
     "execution.checkpointing.max-concurrent-checkpoints", "execution.checkpointing.tolerable-failed-checkpoints",

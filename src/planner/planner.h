@@ -883,6 +883,16 @@ struct weir_rank_config;
 int plan_window_top1_prefilter(plan_ctx *pc, const rel *r, const struct weir_rank_config *rk, weir_sql_loc loc,
                                weir_stream *s);
 
+/*
+ * top1_skip.c: links the Top-1 rk over r to the regular join that feeds it
+ * through Calcs, when the join may skip the rows rk would drop
+ * (ops/top1_hint.h; 'weir.join.top1-skip'): sets rk->top1_link (one
+ * reference, the caller's to drop after weir_rank_spec) and the join's
+ * node and the side whose rows it skips; *join_node -1 where it does not apply.
+ */
+int plan_top1_skip(plan_ctx *pc, const rel *r, struct weir_rank_config *rk, weir_sql_loc loc, int *join_node,
+                   int *side);
+
 /* ops in this folder */
 int weir__calc_spec(weir_expr_arena *arena, weir_expr *filter, weir_expr *const *exprs, uint32_t n, int32_t ts_col,
                     const weir_schema *out_schema, weir_clock clock, weir_operator_spec *out);

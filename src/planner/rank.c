@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "ops/ops.h"
+#include "ops/top1_hint.h"
 #include "planner/planner.h"
 #include "planner/query_internal.h"
 #include "runtime/checkpoint.h"
@@ -395,8 +396,13 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
     if (with_rank && weir_schema_add(os, alias, weir_type_make(WEIR_TYPE_BIGINT, false)) < 0)
         return WEIR_ENOMEM;
     rc_.out_schema = os;
+    int skip_join = -1, skip_side = 0;
+    if ((rc = plan_top1_skip(pc, &r, &rc_, sel->loc, &skip_join, &skip_side)))
+        return rc;
     weir_operator_spec spec;
-    if ((rc = weir_rank_spec(&rc_, &spec)))
+    rc = weir_rank_spec(&rc_, &spec);
+    weir__top1_link_unref(rc_.top1_link);
+    if (rc)
         return rc;
     weir_stream ranked = r.s; /* a window Top-1 over a window aggregation reads its rows pre-filtered */
     if (windowed && (rc = plan_window_top1_prefilter(pc, &r, &rc_, call->loc, &ranked))) {
@@ -438,11 +444,16 @@ int plan_rank(plan_ctx *pc, const weir_sql_select *sel, rel *out, const weir_sql
         rc = weir__describe_rank_rows(pc->job, out->s);
     if (rc)
         return rc;
-    weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)%s%s\n",
+    weir_buf_printf(&pc->explain, "  %s%s[%d]: partition=%u order=%u rows %lld..%lld%s (%s)%s%s",
                     windowed ? "Window" : "", rc_.dedup ? "Deduplicate" : "Rank", out->s.node, rc_.partition.n,
                     rc_.n_order, (long long)lo, (long long)hi, with_rank ? " with rank number" : "",
                     append_only ? "append-only" : rc_.retract ? "changelog, retract strategy" : "changelog",
                     rc_.time_zone ? " time-zone=" : "", rc_.time_zone ? rc_.time_zone : "");
+    /* the join skips its rows of that side that this Top-1 would drop (when chained to it) */
+    if (skip_join >= 0)
+        weir_buf_printf(&pc->explain, " skips for Join[%d] (%s rows below the kept one)", skip_join,
+                        skip_side ? "right" : "left");
+    weir_buf_printf(&pc->explain, "\n");
     out->schema = os;
     out->n_physical = os->n_fields;
     /* its upsert keys (a window Top-N's rows are final: it has no updates to order) */

@@ -240,6 +240,20 @@ int weir__op_open(weir_op_ctx *c)
     return 0;
 }
 
+void *weir__op_chain_shared(weir_op_ctx *ctx, const void *token, void *(*make)(void), void (*destroy)(void *obj))
+{
+    weir__subtask *st = ctx->st;
+    for (uint32_t i = 0; i < st->n_shared; i++)
+        if (st->shared[i].token == token)
+            return st->shared[i].obj;
+    if (st->n_shared == WEIR__CHAIN_SHARED)
+        return NULL;
+    void *obj = make();
+    if (obj)
+        st->shared[st->n_shared++] = (struct weir__chain_shared){token, obj, destroy};
+    return obj;
+}
+
 void weir__op_close(weir_op_ctx *c)
 {
     if (c->created && c->cls->close)

@@ -160,6 +160,8 @@ static void subtask_free(weir__subtask *st)
         pthread_mutex_destroy(&c->counters_mu);
     }
     weir_free(st->ops);
+    for (uint32_t i = 0; i < st->n_shared; i++)
+        st->shared[i].destroy(st->shared[i].obj);
     weir_free(st->in);
     weir_free(st->input_wm);
     weir__wm_valve_fini(&st->valve);

@@ -45,6 +45,8 @@
 #define WEIR__LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 
 typedef struct weir__subtask weir__subtask;
+/* objects one subtask's chain may share (weir__op_chain_shared) */
+#define WEIR__CHAIN_SHARED 4
 typedef struct weir__writer weir__writer;
 
 typedef enum weir__node_kind {
@@ -352,6 +354,13 @@ struct weir__subtask {
     /* a lockstep subtask waiting for its siblings: the rows per sequence
      * every sibling must have read for it to read on (0: not waiting) */
     _Atomic uint64_t lock_resume_at;
+    /* objects the operators of the chain share (weir__op_chain_shared): freed with the subtask */
+    struct weir__chain_shared {
+        const void *token;
+        void *obj;
+        void (*destroy)(void *obj);
+    } shared[WEIR__CHAIN_SHARED];
+    uint32_t n_shared;
 };
 
 struct weir_job {
@@ -554,6 +563,15 @@ int weir__op_init(weir_op_ctx *c, weir__subtask *st, uint32_t pos,
                   weir__node *node);
 int weir__op_open(weir_op_ctx *c);
 void weir__op_close(weir_op_ctx *c);
+/*
+ * The object the operators of ctx's chain (one subtask, one thread) share
+ * under token: made by make() for the first that asks, the same object for
+ * every later ask in this subtask; destroy frees it with the subtask, after
+ * every operator closed. NULL without memory, or when the subtask already
+ * shares WEIR__CHAIN_SHARED objects. Operators in other subtasks (across an
+ * exchange) never see it.
+ */
+void *weir__op_chain_shared(weir_op_ctx *ctx, const void *token, void *(*make)(void), void (*destroy)(void *obj));
 int weir__op_process(weir_op_ctx *c, int input, const weir_batch *b);
 /*
  * weir_op_emit for a batch the caller owns: when the operator's output is a
