@@ -592,6 +592,33 @@ static int list_reserve(kept **arr, uint32_t *cap, uint32_t n)
     return 0;
 }
 
+/* A list's bytes field at c (weir_cursor_get_bytes): a length of one or two varint bytes (a sort
+ * key's, a row's under 16 KiB) read here, as that call per field showed in q19's parse; longer
+ * ones, and every refusal, through the call. */
+static inline int list_bytes(weir_cursor *c, const uint8_t **p, size_t *n)
+{
+    const uint8_t *q = c->p;
+    size_t left = (size_t)(c->end - q), len, at;
+    if (left >= 1 && q[0] < 0x80) {
+        len = q[0];
+        at = 1;
+    } else if (left >= 2 && q[1] < 0x80) {
+        len = (size_t)(q[0] & 0x7f) | (size_t)q[1] << 7;
+        at = 2;
+    } else {
+        const void *v;
+        int rc = weir_cursor_get_bytes(c, &v, n);
+        *p = v;
+        return rc;
+    }
+    if (left - at < len)
+        return WEIR_ECORRUPT;
+    *p = q + at;
+    *n = len;
+    c->p = q + at + len;
+    return 0;
+}
+
 /* The list of a value into *arr (pointers into the value; room for one more
  * row); an empty value is an empty list. Its rows are whole (an earlier
  * weir's layout, without RANK_ROWS_2) only where whole is set: then *whole
@@ -622,12 +649,9 @@ static int parse_into_as(rank_op *o, const weir_buf *val, kept **arr, uint32_t *
         return rc;
     for (uint32_t i = 0; i < count; i++) {
         kept *k = &(*arr)[i];
-        const void *sk, *row;
         k->enc = c.p;
-        if (weir_cursor_get_bytes(&c, &sk, &k->sklen) || weir_cursor_get_bytes(&c, &row, &k->rowlen))
+        if (list_bytes(&c, &k->sk, &k->sklen) || list_bytes(&c, &k->row, &k->rowlen))
             return WEIR_ECORRUPT;
-        k->sk = sk;
-        k->row = row;
         k->brow1 = 0;
         k->ogen = 0;
     }
