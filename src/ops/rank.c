@@ -159,6 +159,10 @@ typedef struct rank_op {
     uint64_t *hashes;
     uint32_t cap_hashes;
     uint8_t *pf; /* which rows' partitions are prefetched (prefetch_rows) */
+    /* the batch's rows that the write-back encodes into state, and their lengths (new_row_lens) */
+    uint32_t *wrows;
+    size_t *wlens;
+    uint32_t cap_w;
     /* the batch's cache: entries (their buffers kept across batches), an open hash over them */
     rcache_ent *ents;
     uint32_t n_ents, cap_ents;
@@ -1011,7 +1015,6 @@ static int list_write(rank_op *o, weir_op_ctx *ctx, rcache_ent *e, const weir_ba
         if (k->brow1) {
             if (!in_place)
                 in_place = old_end;
-            k->rowlen = row_len(o, in, k->brow1 - 1);
             len += varint_len(k->sklen) + k->sklen + varint_len(k->rowlen) + k->rowlen;
         } else {
             if (!k->enc || k->enc != e->val.data + old_end)
@@ -1025,11 +1028,49 @@ static int list_write(rank_op *o, weir_op_ctx *ctx, rcache_ent *e, const weir_ba
     return write_key(o, ctx, e, len, in_place ? in_place : old_end, splice_fill, &sp, NULL);
 }
 
+/*
+ * Append-only input: the stored length (rowlen) of every row of the batch that a changed list
+ * keeps, taken column by column for all of them at once (weir__crow_plan_lens): a call per row
+ * that walked the row's columns showed in q19's write-back.
+ */
+static int new_row_lens(rank_op *o, const weir_batch *in)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < o->n_ents; k++) {
+        const rcache_ent *e = &o->ents[k];
+        if (!e->dirty)
+            continue;
+        if (o->cap_w - n < e->n_list) {
+            uint32_t cap = o->cap_w * 2 > n + e->n_list ? o->cap_w * 2 : n + e->n_list + 256;
+            uint32_t *wr = weir_realloc(o->wrows, cap * sizeof *wr);
+            if (wr)
+                o->wrows = wr;
+            size_t *wl = wr ? weir_realloc(o->wlens, cap * sizeof *wl) : NULL;
+            if (!wl)
+                return WEIR_ENOMEM;
+            o->wlens = wl;
+            o->cap_w = cap;
+        }
+        for (uint32_t i = 0; i < e->n_list; i++)
+            if (e->list[i].brow1)
+                o->wrows[n++] = e->list[i].brow1 - 1;
+    }
+    weir__crow_plan_lens(&o->plan, in, o->wrows, n, o->wlens);
+    n = 0;
+    for (uint32_t k = 0; k < o->n_ents; k++) {
+        rcache_ent *e = &o->ents[k];
+        for (uint32_t i = 0; e->dirty && i < e->n_list; i++)
+            if (e->list[i].brow1)
+                e->list[i].rowlen = o->wlens[n++];
+    }
+    return 0;
+}
+
 /* Writes back the partitions the batch in changed and empties the cache. */
 static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
 {
-    int rc = 0;
     bool lists = !o->conf->retract;
+    int rc = lists ? new_row_lens(o, in) : 0;
     for (uint32_t k = 0; k < o->n_ents; k++) {
         rcache_ent *e = &o->ents[k];
         if (e->dirty && !rc) {
@@ -2095,6 +2136,8 @@ static void rank_close(void *op)
     weir_free(o->kept);
     weir_free(o->hashes);
     weir_free(o->pf);
+    weir_free(o->wrows);
+    weir_free(o->wlens);
     weir_free(o);
 }
 
