@@ -137,9 +137,13 @@ typedef struct rank_op {
     uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
     /* rows of out still to be written (takes_apply), in emission order (room for a batch each) */
     row_pair *takes;         /* from take_in */
+    row_pair *ptakes;        /* from prev */
     row_pair *copies;        /* from out itself */
-    uint32_t n_takes, n_copies;
+    uint32_t n_takes, n_ptakes, n_copies;
     const weir_batch *take_in;
+    /* the output batch sent before out (output batch out_gen - 1), kept as it was sent until out
+     * is sent in turn: a kept row emitted there is taken from it, not decoded again (emit) */
+    weir_batch *prev;
     /* a column of out may have a NULL bitmap: a row with a NULL was decoded into it since it was
      * last sent (queued rows set their own bits) */
     bool out_bitmaps;
@@ -1124,8 +1128,8 @@ static inline bool col_valid(const weir_column *c, uint32_t row)
 #define TAKE_SPAN_MAX (4u << 20) /* bytes of the most that takes_span copies in one move */
 
 /*
- * The queued takes' strings: their bytes per string column into
- * o->take_bytes and, when they lie close together in o->take_in's heap (the
+ * The strings of the n takes tp from in: their bytes per string column into
+ * o->take_bytes and, when they lie close together in in's heap (the
  * rows of a batch, written in order), the bytes from the first to the end
  * of the last, copied into o->out's heap in one move: *span their place
  * there and *moved what to add to an input offset to get its output one.
@@ -1135,11 +1139,9 @@ static inline bool col_valid(const weir_column *c, uint32_t row)
  * output heap stays far from its 4 GiB limit): then each column's strings
  * are copied one by one.
  */
-static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
+static int takes_span(rank_op *o, const row_pair *tp, uint32_t n, const weir_batch *in, weir_strref *span,
+                      int64_t *moved)
 {
-    const row_pair *tp = o->takes;
-    const uint32_t n = o->n_takes;
-    const weir_batch *in = o->take_in;
     uint64_t lo = UINT64_MAX, hi = 0, total = 0;
     for (uint32_t c = 0; c < o->n_cols; c++) {
         if (!o->varlen[c])
@@ -1183,12 +1185,15 @@ static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
  * The rows emit queued, written column by column before the batch leaves:
  * a loop over the queued rows per column costs a fraction of a loop over
  * each row's columns (a width switch, a NULL check and the column arrays
- * reloaded per value). Two queues, in emission order:
+ * reloaded per value). Three queues, in emission order:
  * - o->takes: input rows of o->take_in, the batch being processed (it
  *   lives until process returns, and every send happens inside it): their
  *   strings' stretch of its heap is copied in one move (takes_span), else
  *   each string column's bytes of all the queued rows take one piece of
  *   the heap.
+ * - o->ptakes: rows of o->prev, the output batch sent last, the same way
+ *   (rows read from state that a Top-N emitted there and shifts again: a
+ *   column copy, not a second decode of the stored row).
  * - o->copies: rows of o->out itself (a Top-N with the rank number emits
  *   most rows twice, a deduplication the row it replaces when its key had a
  *   row earlier in the batch). A copy reads a row written directly, a taken
@@ -1197,17 +1202,14 @@ static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
  * source's bit. A column with a bitmap got it at its first NULL (every row
  * before valid), so the bits read are the rows' own.
  */
-static int takes_apply(rank_op *o)
+static int takes_apply(rank_op *o, const row_pair *tp, uint32_t n, const weir_batch *in)
 {
-    const row_pair *tp = o->takes;
-    const uint32_t n = o->n_takes;
-    const weir_batch *in = o->take_in;
     weir_batch *b = o->out;
     /* the span of in's heap under the queued strings, copied whole when it is at most twice their
      * bytes (span.len == 0: one copy per string) */
     weir_strref span = {0, 0};
     int64_t moved = 0;
-    int rc = n ? takes_span(o, &span, &moved) : 0;
+    int rc = n ? takes_span(o, tp, n, in, &span, &moved) : 0;
     if (rc)
         return rc;
     for (uint32_t c = 0; c < o->n_cols && n; c++) {
@@ -1262,7 +1264,6 @@ static int takes_apply(rank_op *o)
                 if (!col_valid(ic, tp[i].src))
                     weir_batch_set_null(b, c, tp[i].dst);
     }
-    o->n_takes = 0;
     return 0;
 }
 
@@ -1297,16 +1298,25 @@ static void copies_apply(rank_op *o)
     o->n_copies = 0;
 }
 
-/* Sends o->out on (its queued rows written first) and empties it. */
+/* Sends o->out on (its queued rows written first); it stays as o->prev, and out is the other batch, emptied. */
 static int flush(rank_op *o, weir_op_ctx *ctx)
 {
-    int rc = takes_apply(o);
+    int rc = takes_apply(o, o->takes, o->n_takes, o->take_in);
+    if (!rc)
+        rc = takes_apply(o, o->ptakes, o->n_ptakes, o->prev);
+    o->n_takes = o->n_ptakes = 0;
     if (rc)
         return rc;
     copies_apply(o);
     o->out_gen++;
     o->out_bitmaps = false; /* emptied: every column all valid again */
-    return weir_op_emit_reset(ctx, o->out);
+    /* sent as it is, and kept as prev (output batch out_gen - 1) until the next is sent */
+    rc = weir_op_emit(ctx, o->out);
+    weir_batch *t = o->prev;
+    o->prev = o->out;
+    o->out = t;
+    weir_batch_reset(o->out);
+    return rc;
 }
 
 /* Row r of b marked valid in each column that has a NULL bitmap. */
@@ -1337,6 +1347,7 @@ __attribute__((always_inline)) static inline int out_row(rank_op *o, weir_op_ctx
         int rc = flush(o, ctx);
         if (rc)
             return rc;
+        b = o->out; /* the other batch: the one sent is kept as prev */
     }
     uint32_t r = b->n_rows++;
     b->key_hash_of = NULL;
@@ -1356,6 +1367,9 @@ __attribute__((always_inline)) static inline int emit(rank_op *o, weir_op_ctx *c
     int rc = 0;
     if (k && k->ogen == o->out_gen) {
         o->copies[o->n_copies++] = (row_pair){(uint32_t)row, k->orow};
+    } else if (k && !k->brow1 && k->ogen && k->ogen + 1 == o->out_gen) {
+        /* a row read from state, emitted into the batch sent last: taken from there */
+        o->ptakes[o->n_ptakes++] = (row_pair){(uint32_t)row, k->orow};
     } else if (k && !k->brow1) {
         /* the encoding starts with the row's NULL bits (rowcodec.h) */
         for (size_t i = 0; i < (o->n_cols + 7) / 8 && i < k->rowlen; i++)
@@ -1913,7 +1927,7 @@ static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     int frc = cache_flush(o, ctx, in);
     rc = rc ? rc : frc;
     if (rc) { /* the queued rows of a failed batch are not written; in dies with it */
-        o->n_takes = 0;
+        o->n_takes = o->n_ptakes = 0;
         o->n_copies = 0;
         return rc;
     }
@@ -1982,8 +1996,10 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     if (!o->varlen || !o->take_bytes)
         return WEIR_ENOMEM;
     o->takes = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->takes);
+    o->ptakes = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->ptakes);
     o->copies = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->copies);
-    if (!o->takes || !o->copies)
+    o->prev = weir_batch_create(c->out_schema, info->batch_size);
+    if (!o->takes || !o->ptakes || !o->copies || !o->prev)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < c->out_schema->n_fields; i++) {
         o->out_w[i] = (uint8_t)weir_type_size(c->out_schema->fields[i].type);
@@ -2108,6 +2124,7 @@ static void rank_close(void *op)
     if (!o)
         return;
     weir_batch_destroy(o->out);
+    weir_batch_destroy(o->prev);
     weir_free(o->out_w);
     weir_free(o->varlen);
     weir_free(o->take_bytes);
@@ -2115,6 +2132,7 @@ static void rank_close(void *op)
     weir_free(o->fill);
     weir__crow_plan_fini(&o->plan);
     weir_free(o->takes);
+    weir_free(o->ptakes);
     weir_free(o->copies);
     weir__tz_free(o->tz);
     weir_buf_fini(&o->copy);
