@@ -1546,17 +1546,19 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
         sk = o->sk.data;
         sklen = o->sk.len;
     }
-    if (rc || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) ||
-        (rc = list_reserve(&ce->list, &ce->cap_list, ce->n_list + 1)))
+    if (rc || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)))
         return rc;
-    /* the partition's list, changed in place (emitting marks its rows as emitted) */
-    kept *L = ce->list;
     n = ce->n_list;
-    uint32_t p = place(L, n, sk, sklen, c->ties_newer_first);
+    uint32_t p = place(ce->list, n, sk, sklen, c->ties_newer_first);
     uint64_t end = c->rank_end, start = c->rank_start;
     bool by_rank = c->rank_fn != WEIR_RANK_ROW_NUMBER; /* window Top-N only */
     if (p >= end && !by_rank)
         return 0; /* below the kept ranks: it can never climb back */
+    /* room for the new row only where it may enter */
+    if ((rc = list_reserve(&ce->list, &ce->cap_list, n + 1)))
+        return rc;
+    /* the partition's list, changed in place (emitting marks its rows as emitted) */
+    kept *L = ce->list;
     /* the row stays in the batch until the cache is written back (so do the batch's sort keys) */
     const uint8_t *skc = o->bsk_w ? sk : sk_keep(o, sk, sklen);
     if (!skc)
@@ -1569,7 +1571,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
 #define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &L[q] : &L[(q) - 1])
     if (c->with_rank || start > 1) { /* as Flink: the unnumbered way cannot skip ranks */
         for (uint32_t q = p > start - 1 ? p : (uint32_t)(start - 1); q < n_new; q++) {
-            kept *now = NEW_AT(q);
+            kept *now = q == p ? &nk : &L[q - 1]; /* NEW_AT(q): q is never below p here */
             if (q < n) {
                 if ((rc = emit(o, ctx, &L[q], in, r, WEIR_ROW_UPDATE_BEFORE, q + 1)) ||
                     (rc = emit(o, ctx, now, in, r, WEIR_ROW_UPDATE_AFTER, q + 1)))
