@@ -837,6 +837,54 @@ Test(rowcodec, plan_as_skip)
 }
 
 /*
+ * The lengths of many rows at once (weir__crow_plan_lens, Top-N's write-back)
+ * against each row's own (weir__crow_plan_len): random rows with NULLs in every
+ * column, and rows with none (every column all valid, the loops without a
+ * test of the bitmap), random skip sets, the rows asked for in random order
+ * and some more than once.
+ */
+Test(rowcodec, plan_lens_as_len)
+{
+    weir_schema *s = wide_schema();
+    uint32_t n = s->n_fields;
+    weir_batch *b = weir_batch_create(s, 64);
+    bool skip[32];
+    uint32_t rows[100];
+    size_t lens[100];
+    for (int round = 0; round < 40; round++) {
+        uint32_t k = 1 + (uint32_t)(next_rand() % n);
+        for (uint32_t c = 0; c < k; c++)
+            skip[c] = round % 3 != 0 && next_rand() % 3 == 0;
+        weir__crow_plan pl;
+        cr_assert_eq(weir__crow_plan_init(&pl, s, k, round % 3 ? skip : NULL), 0);
+        weir_batch_reset(b);
+        for (uint32_t r = 0; r < 64; r++) {
+            cr_assert_eq(weir_batch_append_row(b), (int)r);
+            fill_row(b, r, r % 2 == 0);
+        }
+        if (round % 2) /* no NULL anywhere: every column all valid */
+            for (uint32_t c = 0; c < n; c++) {
+                weir_column *col = &b->cols[c];
+                for (uint32_t r = 0; r < 64; r++)
+                    if (weir_batch_is_null(b, c, r)) /* a value the type takes as it lies */
+                        memset((char *)col->data + (size_t)r * weir_type_size(col->type), 0,
+                               weir_type_size(col->type));
+                col->all_valid = true;
+            }
+        uint32_t m = (uint32_t)(next_rand() % 100);
+        for (uint32_t i = 0; i < m; i++)
+            rows[i] = (uint32_t)(next_rand() % 64);
+        weir__crow_plan_lens(&pl, b, rows, m, lens);
+        for (uint32_t i = 0; i < m; i++)
+            cr_assert_eq(lens[i], weir__crow_plan_len(&pl, b, rows[i]), "round %d row %u: %zu, the row's own %zu",
+                         round, rows[i], lens[i], weir__crow_plan_len(&pl, b, rows[i]));
+        weir__crow_plan_fini(&pl);
+    }
+    weir_batch_destroy(b);
+    weir_schema_destroy(s);
+}
+
+/*
  * Stored rows cut short, each read from a buffer of exactly its length (under
  * AddressSanitizer a byte read past the end is reported): the plan's decoder,
  * the skip decoder and the whole-row decoder (a join's) refuse every cut and

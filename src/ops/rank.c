@@ -138,9 +138,13 @@ typedef struct rank_op {
     uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
     /* rows of out still to be written (takes_apply), in emission order (room for a batch each) */
     row_pair *takes;         /* from take_in */
+    row_pair *ptakes;        /* from prev */
     row_pair *copies;        /* from out itself */
-    uint32_t n_takes, n_copies;
+    uint32_t n_takes, n_ptakes, n_copies;
     const weir_batch *take_in;
+    /* the output batch sent before out (output batch out_gen - 1), kept as it was sent until out
+     * is sent in turn: a kept row emitted there is taken from it, not decoded again (emit) */
+    weir_batch *prev;
     /* a column of out may have a NULL bitmap: a row with a NULL was decoded into it since it was
      * last sent (queued rows set their own bits) */
     bool out_bitmaps;
@@ -160,6 +164,10 @@ typedef struct rank_op {
     uint64_t *hashes;
     uint32_t cap_hashes;
     uint8_t *pf; /* which rows' partitions are prefetched (prefetch_rows) */
+    /* the batch's rows that the write-back encodes into state, and their lengths (new_row_lens) */
+    uint32_t *wrows;
+    size_t *wlens;
+    uint32_t cap_w;
     /* the batch's cache: entries (their buffers kept across batches), an open hash over them */
     rcache_ent *ents;
     uint32_t n_ents, cap_ents;
@@ -594,6 +602,33 @@ static int list_reserve(kept **arr, uint32_t *cap, uint32_t n)
     return 0;
 }
 
+/* A list's bytes field at c (weir_cursor_get_bytes): a length of one or two varint bytes (a sort
+ * key's, a row's under 16 KiB) read here, as that call per field showed in q19's parse; longer
+ * ones, and every refusal, through the call. */
+static inline int list_bytes(weir_cursor *c, const uint8_t **p, size_t *n)
+{
+    const uint8_t *q = c->p;
+    size_t left = (size_t)(c->end - q), len, at;
+    if (left >= 1 && q[0] < 0x80) {
+        len = q[0];
+        at = 1;
+    } else if (left >= 2 && q[1] < 0x80) {
+        len = (size_t)(q[0] & 0x7f) | (size_t)q[1] << 7;
+        at = 2;
+    } else {
+        const void *v;
+        int rc = weir_cursor_get_bytes(c, &v, n);
+        *p = v;
+        return rc;
+    }
+    if (left - at < len)
+        return WEIR_ECORRUPT;
+    *p = q + at;
+    *n = len;
+    c->p = q + at + len;
+    return 0;
+}
+
 /* The list of a value into *arr (pointers into the value; room for one more
  * row); an empty value is an empty list. Its rows are whole (an earlier
  * weir's layout, without RANK_ROWS_2) only where whole is set: then *whole
@@ -624,12 +659,9 @@ static int parse_into_as(rank_op *o, const weir_buf *val, kept **arr, uint32_t *
         return rc;
     for (uint32_t i = 0; i < count; i++) {
         kept *k = &(*arr)[i];
-        const void *sk, *row;
         k->enc = c.p;
-        if (weir_cursor_get_bytes(&c, &sk, &k->sklen) || weir_cursor_get_bytes(&c, &row, &k->rowlen))
+        if (list_bytes(&c, &k->sk, &k->sklen) || list_bytes(&c, &k->row, &k->rowlen))
             return WEIR_ECORRUPT;
-        k->sk = sk;
-        k->row = row;
         k->brow1 = 0;
         k->ogen = 0;
     }
@@ -989,7 +1021,6 @@ static int list_write(rank_op *o, weir_op_ctx *ctx, rcache_ent *e, const weir_ba
         if (k->brow1) {
             if (!in_place)
                 in_place = old_end;
-            k->rowlen = row_len(o, in, k->brow1 - 1);
             len += varint_len(k->sklen) + k->sklen + varint_len(k->rowlen) + k->rowlen;
         } else {
             if (!k->enc || k->enc != e->val.data + old_end)
@@ -1003,11 +1034,49 @@ static int list_write(rank_op *o, weir_op_ctx *ctx, rcache_ent *e, const weir_ba
     return write_key(o, ctx, e, len, in_place ? in_place : old_end, splice_fill, &sp, NULL);
 }
 
+/*
+ * Append-only input: the stored length (rowlen) of every row of the batch that a changed list
+ * keeps, taken column by column for all of them at once (weir__crow_plan_lens): a call per row
+ * that walked the row's columns showed in q19's write-back.
+ */
+static int new_row_lens(rank_op *o, const weir_batch *in)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < o->n_ents; k++) {
+        const rcache_ent *e = &o->ents[k];
+        if (!e->dirty)
+            continue;
+        if (o->cap_w - n < e->n_list) {
+            uint32_t cap = o->cap_w * 2 > n + e->n_list ? o->cap_w * 2 : n + e->n_list + 256;
+            uint32_t *wr = weir_realloc(o->wrows, cap * sizeof *wr);
+            if (wr)
+                o->wrows = wr;
+            size_t *wl = wr ? weir_realloc(o->wlens, cap * sizeof *wl) : NULL;
+            if (!wl)
+                return WEIR_ENOMEM;
+            o->wlens = wl;
+            o->cap_w = cap;
+        }
+        for (uint32_t i = 0; i < e->n_list; i++)
+            if (e->list[i].brow1)
+                o->wrows[n++] = e->list[i].brow1 - 1;
+    }
+    weir__crow_plan_lens(&o->plan, in, o->wrows, n, o->wlens);
+    n = 0;
+    for (uint32_t k = 0; k < o->n_ents; k++) {
+        rcache_ent *e = &o->ents[k];
+        for (uint32_t i = 0; e->dirty && i < e->n_list; i++)
+            if (e->list[i].brow1)
+                e->list[i].rowlen = o->wlens[n++];
+    }
+    return 0;
+}
+
 /* Writes back the partitions the batch in changed and empties the cache. */
 static int cache_flush(rank_op *o, weir_op_ctx *ctx, const weir_batch *in)
 {
-    int rc = 0;
     bool lists = !o->conf->retract;
+    int rc = lists ? new_row_lens(o, in) : 0;
     for (uint32_t k = 0; k < o->n_ents; k++) {
         rcache_ent *e = &o->ents[k];
         /* the join before it learns the row kept now (read or changed: after a restore too) */
@@ -1064,8 +1133,8 @@ static inline bool col_valid(const weir_column *c, uint32_t row)
 #define TAKE_SPAN_MAX (4u << 20) /* bytes of the most that takes_span copies in one move */
 
 /*
- * The queued takes' strings: their bytes per string column into
- * o->take_bytes and, when they lie close together in o->take_in's heap (the
+ * The strings of the n takes tp from in: their bytes per string column into
+ * o->take_bytes and, when they lie close together in in's heap (the
  * rows of a batch, written in order), the bytes from the first to the end
  * of the last, copied into o->out's heap in one move: *span their place
  * there and *moved what to add to an input offset to get its output one.
@@ -1075,11 +1144,9 @@ static inline bool col_valid(const weir_column *c, uint32_t row)
  * output heap stays far from its 4 GiB limit): then each column's strings
  * are copied one by one.
  */
-static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
+static int takes_span(rank_op *o, const row_pair *tp, uint32_t n, const weir_batch *in, weir_strref *span,
+                      int64_t *moved)
 {
-    const row_pair *tp = o->takes;
-    const uint32_t n = o->n_takes;
-    const weir_batch *in = o->take_in;
     uint64_t lo = UINT64_MAX, hi = 0, total = 0;
     for (uint32_t c = 0; c < o->n_cols; c++) {
         if (!o->varlen[c])
@@ -1123,12 +1190,15 @@ static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
  * The rows emit queued, written column by column before the batch leaves:
  * a loop over the queued rows per column costs a fraction of a loop over
  * each row's columns (a width switch, a NULL check and the column arrays
- * reloaded per value). Two queues, in emission order:
+ * reloaded per value). Three queues, in emission order:
  * - o->takes: input rows of o->take_in, the batch being processed (it
  *   lives until process returns, and every send happens inside it): their
  *   strings' stretch of its heap is copied in one move (takes_span), else
  *   each string column's bytes of all the queued rows take one piece of
  *   the heap.
+ * - o->ptakes: rows of o->prev, the output batch sent last, the same way
+ *   (rows read from state that a Top-N emitted there and shifts again: a
+ *   column copy, not a second decode of the stored row).
  * - o->copies: rows of o->out itself (a Top-N with the rank number emits
  *   most rows twice, a deduplication the row it replaces when its key had a
  *   row earlier in the batch). A copy reads a row written directly, a taken
@@ -1137,17 +1207,14 @@ static int takes_span(rank_op *o, weir_strref *span, int64_t *moved)
  * source's bit. A column with a bitmap got it at its first NULL (every row
  * before valid), so the bits read are the rows' own.
  */
-static int takes_apply(rank_op *o)
+static int takes_apply(rank_op *o, const row_pair *tp, uint32_t n, const weir_batch *in)
 {
-    const row_pair *tp = o->takes;
-    const uint32_t n = o->n_takes;
-    const weir_batch *in = o->take_in;
     weir_batch *b = o->out;
     /* the span of in's heap under the queued strings, copied whole when it is at most twice their
      * bytes (span.len == 0: one copy per string) */
     weir_strref span = {0, 0};
     int64_t moved = 0;
-    int rc = n ? takes_span(o, &span, &moved) : 0;
+    int rc = n ? takes_span(o, tp, n, in, &span, &moved) : 0;
     if (rc)
         return rc;
     for (uint32_t c = 0; c < o->n_cols && n; c++) {
@@ -1202,7 +1269,6 @@ static int takes_apply(rank_op *o)
                 if (!col_valid(ic, tp[i].src))
                     weir_batch_set_null(b, c, tp[i].dst);
     }
-    o->n_takes = 0;
     return 0;
 }
 
@@ -1237,16 +1303,25 @@ static void copies_apply(rank_op *o)
     o->n_copies = 0;
 }
 
-/* Sends o->out on (its queued rows written first) and empties it. */
+/* Sends o->out on (its queued rows written first); it stays as o->prev, and out is the other batch, emptied. */
 static int flush(rank_op *o, weir_op_ctx *ctx)
 {
-    int rc = takes_apply(o);
+    int rc = takes_apply(o, o->takes, o->n_takes, o->take_in);
+    if (!rc)
+        rc = takes_apply(o, o->ptakes, o->n_ptakes, o->prev);
+    o->n_takes = o->n_ptakes = 0;
     if (rc)
         return rc;
     copies_apply(o);
     o->out_gen++;
     o->out_bitmaps = false; /* emptied: every column all valid again */
-    return weir_op_emit_reset(ctx, o->out);
+    /* sent as it is, and kept as prev (output batch out_gen - 1) until the next is sent */
+    rc = weir_op_emit(ctx, o->out);
+    weir_batch *t = o->prev;
+    o->prev = o->out;
+    o->out = t;
+    weir_batch_reset(o->out);
+    return rc;
 }
 
 /* Row r of b marked valid in each column that has a NULL bitmap. */
@@ -1277,6 +1352,7 @@ __attribute__((always_inline)) static inline int out_row(rank_op *o, weir_op_ctx
         int rc = flush(o, ctx);
         if (rc)
             return rc;
+        b = o->out; /* the other batch: the one sent is kept as prev */
     }
     uint32_t r = b->n_rows++;
     b->key_hash_of = NULL;
@@ -1296,6 +1372,9 @@ __attribute__((always_inline)) static inline int emit(rank_op *o, weir_op_ctx *c
     int rc = 0;
     if (k && k->ogen == o->out_gen) {
         o->copies[o->n_copies++] = (row_pair){(uint32_t)row, k->orow};
+    } else if (k && !k->brow1 && k->ogen && k->ogen + 1 == o->out_gen) {
+        /* a row read from state, emitted into the batch sent last: taken from there */
+        o->ptakes[o->n_ptakes++] = (row_pair){(uint32_t)row, k->orow};
     } else if (k && !k->brow1) {
         /* the encoding starts with the row's NULL bits (rowcodec.h) */
         for (size_t i = 0; i < (o->n_cols + 7) / 8 && i < k->rowlen; i++)
@@ -1472,17 +1551,19 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
         sk = o->sk.data;
         sklen = o->sk.len;
     }
-    if (rc || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)) ||
-        (rc = list_reserve(&ce->list, &ce->cap_list, ce->n_list + 1)))
+    if (rc || (rc = cache_get(o, ctx, key, klen, o->hashes[r], &ce)))
         return rc;
-    /* the partition's list, changed in place (emitting marks its rows as emitted) */
-    kept *L = ce->list;
     n = ce->n_list;
-    uint32_t p = place(L, n, sk, sklen, c->ties_newer_first);
+    uint32_t p = place(ce->list, n, sk, sklen, c->ties_newer_first);
     uint64_t end = c->rank_end, start = c->rank_start;
     bool by_rank = c->rank_fn != WEIR_RANK_ROW_NUMBER; /* window Top-N only */
     if (p >= end && !by_rank)
         return 0; /* below the kept ranks: it can never climb back */
+    /* room for the new row only where it may enter */
+    if ((rc = list_reserve(&ce->list, &ce->cap_list, n + 1)))
+        return rc;
+    /* the partition's list, changed in place (emitting marks its rows as emitted) */
+    kept *L = ce->list;
     /* the row stays in the batch until the cache is written back (so do the batch's sort keys) */
     const uint8_t *skc = o->bsk_w ? sk : sk_keep(o, sk, sklen);
     if (!skc)
@@ -1495,7 +1576,7 @@ static int apply_row(rank_op *o, weir_op_ctx *ctx, const weir_batch *in, uint32_
 #define NEW_AT(q) ((q) == p ? &nk : (q) < p ? &L[q] : &L[(q) - 1])
     if (c->with_rank || start > 1) { /* as Flink: the unnumbered way cannot skip ranks */
         for (uint32_t q = p > start - 1 ? p : (uint32_t)(start - 1); q < n_new; q++) {
-            kept *now = NEW_AT(q);
+            kept *now = q == p ? &nk : &L[q - 1]; /* NEW_AT(q): q is never below p here */
             if (q < n) {
                 if ((rc = emit(o, ctx, &L[q], in, r, WEIR_ROW_UPDATE_BEFORE, q + 1)) ||
                     (rc = emit(o, ctx, now, in, r, WEIR_ROW_UPDATE_AFTER, q + 1)))
@@ -1853,7 +1934,7 @@ static int rank_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     int frc = cache_flush(o, ctx, in);
     rc = rc ? rc : frc;
     if (rc) { /* the queued rows of a failed batch are not written; in dies with it */
-        o->n_takes = 0;
+        o->n_takes = o->n_ptakes = 0;
         o->n_copies = 0;
         return rc;
     }
@@ -1922,8 +2003,10 @@ static int rank_create(void *arg, const weir_op_info *info, void **out_op)
     if (!o->varlen || !o->take_bytes)
         return WEIR_ENOMEM;
     o->takes = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->takes);
+    o->ptakes = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->ptakes);
     o->copies = weir_malloc((info->batch_size ? info->batch_size : 1) * sizeof *o->copies);
-    if (!o->takes || !o->copies)
+    o->prev = weir_batch_create(c->out_schema, info->batch_size);
+    if (!o->takes || !o->ptakes || !o->copies || !o->prev)
         return WEIR_ENOMEM;
     for (uint32_t i = 0; i < c->out_schema->n_fields; i++) {
         o->out_w[i] = (uint8_t)weir_type_size(c->out_schema->fields[i].type);
@@ -2051,6 +2134,7 @@ static void rank_close(void *op)
     if (!o)
         return;
     weir_batch_destroy(o->out);
+    weir_batch_destroy(o->prev);
     weir_free(o->out_w);
     weir_free(o->varlen);
     weir_free(o->take_bytes);
@@ -2058,6 +2142,7 @@ static void rank_close(void *op)
     weir_free(o->fill);
     weir__crow_plan_fini(&o->plan);
     weir_free(o->takes);
+    weir_free(o->ptakes);
     weir_free(o->copies);
     weir__tz_free(o->tz);
     weir_buf_fini(&o->copy);
@@ -2079,6 +2164,8 @@ static void rank_close(void *op)
     weir_free(o->kept);
     weir_free(o->hashes);
     weir_free(o->pf);
+    weir_free(o->wrows);
+    weir_free(o->wlens);
     weir_free(o);
 }
 

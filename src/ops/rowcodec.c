@@ -639,6 +639,49 @@ size_t weir__crow_plan_len(const weir__crow_plan *pl, const weir_batch *b, uint3
     return len;
 }
 
+void weir__crow_plan_lens(const weir__crow_plan *pl, const weir_batch *b, const uint32_t *rows, uint32_t n,
+                          size_t *len)
+{
+    const size_t nb = (pl->n + 7) / 8;
+    for (uint32_t i = 0; i < n; i++)
+        len[i] = nb;
+    for (uint32_t j = 0; j < pl->n_stored; j++) {
+        const weir__crow_col *e = &pl->cols[j];
+        const weir_column *col = &b->cols[pl->off + e->col];
+        const bool all = col->all_valid;
+        /* a NULL adds nothing: its bit is in the bitmap */
+#define PLAN_LENS_EACH(add)                                                                                            \
+    for (uint32_t i = 0; i < n; i++) {                                                                                 \
+        uint32_t r = rows[i];                                                                                          \
+        if (all || (col->valid[r >> 3] & (1u << (r & 7))))                                                             \
+            len[i] += (add);                                                                                           \
+    }
+        switch (e->kind) {
+        case CK_V32: {
+            const int32_t *d = col->data;
+            PLAN_LENS_EACH(vlen64(zigzag32(d[r])))
+            break;
+        }
+        case CK_V64: {
+            const int64_t *d = col->data;
+            PLAN_LENS_EACH(vlen64(zigzag64(d[r])))
+            break;
+        }
+        case CK_STR: {
+            const weir_strref *d = col->data;
+            PLAN_LENS_EACH(vlen64(d[r].len) + d[r].len)
+            break;
+        }
+        default: {
+            const size_t w = e->w;
+            PLAN_LENS_EACH(w)
+            break;
+        }
+        }
+#undef PLAN_LENS_EACH
+    }
+}
+
 void weir__crow_plan_write(const weir__crow_plan *pl, const weir_batch *b, uint32_t row, size_t len, uint8_t *p)
 {
     uint8_t *bits = p;

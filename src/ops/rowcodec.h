@@ -125,6 +125,10 @@ int weir__crow_plan_init_at(weir__crow_plan *pl, const weir_schema *s, uint32_t 
 void weir__crow_plan_fini(weir__crow_plan *pl);
 /* The byte length of row `row` of b (columns [0, n) of the plan's types) in that encoding. */
 size_t weir__crow_plan_len(const weir__crow_plan *pl, const weir_batch *b, uint32_t row);
+/* The lengths of rows rows[0..n) of b in that encoding into len[0..n), taken column by column
+ * (a loop over the rows per stored column, not over the columns per row). */
+void weir__crow_plan_lens(const weir__crow_plan *pl, const weir_batch *b, const uint32_t *rows, uint32_t n,
+                          size_t *len);
 /* Writes that encoding, of len bytes (weir__crow_plan_len), at dst. */
 void weir__crow_plan_write(const weir__crow_plan *pl, const weir_batch *b, uint32_t row, size_t len, uint8_t *dst);
 /* Decodes such a row into columns [off, off + n) of (dst, row), as weir__crow_decode_skip. */
