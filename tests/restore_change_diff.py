@@ -50,7 +50,14 @@ it (docs/windows.md: a window fires once W >= end; a row joins each
 window with end > W) and is dropped from the others, which fired before
 the stop (b.json's own rows, all later, move the watermark on only
 after them); an interval join drops each row behind that watermark
-(a regular join has none: it joins them).
+(a regular join has none: it joins them). An OVER or deduplication job
+may have them too: the OVER aggregation drops a late row at or behind
+the last time its partition processed before the stop (a.json's rows
+before the watermark) and takes the others in time order (each key's
+late rows come in time order: one behind another of its key would be
+late or not by when the restored watermark reached the operator); a
+deduplication drops none (it keeps a key's first or last row by time,
+a late row too).
 It runs the base query with checkpoints until one shows (`weir inspect`)
 that the split of a.json is finished, then stops it one of three ways
 (SIGTERM: a final checkpoint; `weir savepoint --stop`; SIGKILL after that
@@ -103,8 +110,8 @@ values` are checked by tests/test_restore_compat.sh only); projection
 changes of the changelog jobs (their retractions would come in the new
 shape: not a restore question);
 aggregates reordered in the SELECT (weir refuses them:
-same_aggregate_order); late rows of OVER and deduplication jobs,
-and late rows that only b.json's own rows make late (whether the
+same_aggregate_order);
+late rows that only b.json's own rows make late (whether the
 restored source's watermark still holds them back depends on timing:
 docs/semantics.md); a change in the middle of a.json (the case waits for
 a checkpoint holding it whole).
@@ -191,7 +198,8 @@ def gen_rows(rng, q, nulls, late):
     watermark a.json left (late_rows). Each row names the source of a
     UNION ALL job that reads it (src: 0 or 1)."""
     nkeys, ngroups = rng.randint(2, 5), rng.randint(1, 3)
-    t, files = 0, []
+    # an OVER or deduplication job's late rows may come before a key's first row (late_rows)
+    t, files = 5000 if late and q.family in ("over", "dedup") else 0, []
     for n in (rng.randint(20, 80), rng.randint(10, 60)):
         rows = []
         for _ in range(n):
@@ -238,10 +246,24 @@ def late_rows(rng, q, wms, first_id):
     end = wm - wm % step
     times = sorted({max(0, x) for x in [end - 1, end, end + 1, wm - 1, wm] +
                     [wm - rng.randint(1, 7000) for _ in range(rng.randint(0, 3))]})
+    if q.family in ("over", "dedup"):
+        # anywhere behind: before a key's first row (a deduplication's new
+        # first), or between an OVER partition's processed rows
+        times = sorted(set(times) | {rng.randint(0, wm) for _ in range(rng.randint(1, 3))})
     times = [t for t in times if not any(wms[0] < e <= wms[-1] for _, e in windows_of(t, q.window))]
     rng.shuffle(times)
-    return [{"id": first_id + 500 + i, "k": "k%d" % rng.randrange(2), "g": "g0", "v": rng.randint(-9, 9),
+    rows = [{"id": first_id + 500 + i, "k": "k%d" % rng.randrange(2), "g": "g0", "v": rng.randint(-9, 9),
              "w": rng.randint(0, 12), "ts_ms": t, "src": i % 2 if q.union else 0} for i, t in enumerate(times)]
+    if q.family == "over":
+        # each key's late rows in time order: a late row behind another of
+        # its key that the OVER aggregation processed already is late by
+        # that row, and whether the other was processed by then depends on
+        # when the restored watermark reached the operator (timing)
+        for k in {r["k"] for r in rows}:
+            mine = [r for r in rows if r["k"] == k]
+            for r, t in zip(mine, sorted(r["ts_ms"] for r in mine)):
+                r["ts_ms"] = t
+    return rows
 
 
 def input_text(rows):
@@ -718,20 +740,40 @@ def reaching(q, rows):
     return out
 
 
-def results(q_old, q_new, files):
+def results(q_old, q_new, files, counts=None):
     """{group: its rows}: a.json's rows under the old query's WHERE and
     b.json's under the new one's, grouped by the (common) keys and window.
     A row of b.json joins only its windows that end after the watermark
     that a.json left (its last time less the delay): the others fired
     before it came (the restored job goes on from that watermark, and
-    b.json's late rows come first, before its own rows move it on)."""
+    b.json's late rows come first, before its own rows move it on).
+    An OVER aggregation drops a row whose time is not after the last time
+    its partition processed (docs/sql.md, OVER): a.json's rows of the
+    partition before the watermark it left (a row of time t is processed
+    once W > t), so a late row of b.json is dropped at or behind the last
+    of those and kept, in time order, after it. A deduplication drops no
+    row (below, expected_rows)."""
     groups = collections.defaultdict(list)
     wm = restored_watermarks(files[0])[0]
+    processed = {}  # OVER: each partition's last time processed before the stop
     for i, (q, rows) in enumerate(((q_old, files[0]), (q_new, files[1]))):
         for r in reaching(q, rows):
             if i == 1 and q_old.family == "join" and q_old.bounds and r["ts_ms"] < wm:
                 continue  # an interval join drops a row behind its side's watermark
             key = tuple(r[k] for k in q_old.keys)
+            if q_old.family == "over":
+                if i == 0 and r["ts_ms"] < wm:
+                    processed[key] = max(processed.get(key, r["ts_ms"]), r["ts_ms"])
+                elif i == 1 and key in processed and r["ts_ms"] <= processed[key]:
+                    if counts is not None:
+                        counts["late rows an OVER aggregation drops"] += 1
+                    continue  # late: behind what its partition processed
+                elif i == 1 and r["ts_ms"] < wm and counts is not None:
+                    counts["late rows an OVER aggregation keeps"] += 1
+            if q_old.family == "dedup" and i == 1 and r["ts_ms"] < wm and counts is not None:
+                kept = groups[key] and (min if q_old.keep == "first" else max)(x["ts_ms"] for x in groups[key])
+                if groups[key] and (r["ts_ms"] < kept if q_old.keep == "first" else r["ts_ms"] >= kept):
+                    counts["late rows that replace a deduplication's row"] += 1
             if q_old.family not in WINDOWED:
                 groups[key].append(r)
             else:
@@ -758,10 +800,19 @@ def expected_rows(q, groups):
             best = sorted(rows, key=lambda r: (-r[q.order], r["id"]))[:q.n]
             out += [project(q, g, [r]) for r in best]
         elif q.family == "dedup":
-            out.append(project(q, g, [rows[0] if q.keep == "first" else rows[-1]]))
+            # by time, b.json's late rows too (no row is late here): the
+            # first keeps the earliest, the first to arrive of equal ones;
+            # the last the latest, where a row equal in time replaces it
+            # (docs/sql.md, Top-N and deduplication)
+            if q.keep == "first":
+                kept = min(rows, key=lambda r: r["ts_ms"])
+            else:
+                kept = max(reversed(rows), key=lambda r: r["ts_ms"])
+            out.append(project(q, g, [kept]))
         elif q.family == "wdedup":  # a window's rows: b.json's late rows came before its others
             out.append(project(q, g, [(min if q.keep == "first" else max)(rows, key=lambda r: r["ts_ms"])]))
-        else:
+        else:  # OVER: the partition's rows in time order (late ones kept among them), peers by arrival
+            rows = sorted(rows, key=lambda r: r["ts_ms"])
             out += [project(q, g, rows[max(0, i - q.frame):i + 1]) for i in range(len(rows))]
     return collections.Counter(out)
 
@@ -835,7 +886,7 @@ def changelog_problems(q2, groups, changes_all):
 def output_problems(case, q1, q2, files, first_names):
     names = diffrun.committed_files(case.path("out"))
     later = [x for x in names if x not in first_names]
-    groups = results(q1, q2, files)
+    groups = results(q1, q2, files, case.counts)
     probs = second_problems(case, q1, files)
     if q1.family == "window":
         return probs + window_problems(q1, q2, groups, changes(case, first_names), changes(case, later))
@@ -985,7 +1036,8 @@ def run_case(case):
                                        and (expr or k != "expression")]), False
     q1 = draw_query(rng, family, expr, kind)
     nulls = rng.random() < 0.3
-    late = family in ("window", "wtopn", "wdedup", "wjoin", "group", "topn", "join") and rng.random() < 0.4
+    late = family in ("window", "wtopn", "wdedup", "wjoin", "group", "topn", "join", "over", "dedup") \
+        and rng.random() < (0.6 if family in ("over", "dedup") else 0.4)
     files = gen_rows(rng, q1, nulls, late)
     drawn = draw_change(rng, q1, kind)
     if drawn is None:  # not for this query (one key: no swap): a compatible rename instead

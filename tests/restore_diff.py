@@ -674,6 +674,9 @@ class RankJob(ChangelogJob):
             cut = rank_late_cut(case.rng, self.j)
             if cut:
                 self.cut, self.cut_row = cut
+                if any(q["shape"] == "dedup" or any(x["shape"] == "dedup" for x in q.get("sides") or [])
+                       for q in self.j.queries):
+                    case.counts["rank jobs cut with a window deduplication"] += 1
 
     def input_text(self, rows):
         return wr.input_text(self.j, rows)
