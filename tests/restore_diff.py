@@ -1210,7 +1210,8 @@ def run_case(case):
     case.write("final.sql", job.text(interval=None))
     steps = []
     case.note = "(%s%s, checkpoints every %d ms: %s%s)" % (
-        job.family, getattr(job, "note", ""), interval, sts[0], "".join(" -%s-> %s" % (h, x) for h, x in zip(plan, sts[1:])))
+        job.family, getattr(job, "note", ""), interval, sts[0],
+        "".join(" -%s-> %s" % (h, x) for h, x in zip(plan, sts[1:])))
     frm = None
     problems = []
     for i, how in enumerate(plan):
