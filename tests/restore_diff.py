@@ -871,7 +871,11 @@ class TemporalJoinJob(WindowJoinJob):
         """Most jobs (LATE_CUT_SHARE) get their probe file cut in two: the
         rows from the cut on come as probe/probe2.csv before the last run
         (last_file), mostly from before a row behind the watermark the
-        first part leaves, which the restored join must drop as late."""
+        first part leaves, which the restored join must drop as late; about
+        half of those (ENDED_SHARE) also get their versions cut (ended_cut)
+        and read the versioned table bounded in the live runs (ended); the
+        last restore of a cut job is mostly (all ended ones) at another
+        parallelism (rescale_last)."""
         if case.rng.random() < LATE_CUT_SHARE:
             cut = temporal_cut(case.rng, self.j.probes, self.j.pdelay)
             if cut:
