@@ -991,6 +991,18 @@ def first_run(case, q, st, stop, text=None):
             p.wait()
 
 
+def first_part(case, q, st, stop, text=None):
+    """first_run, and a check that what the next run restores holds a.json
+    whole: (the path to restore or None, problems)."""
+    frm = first_run(case, q, st, stop, text)
+    if frm is not None and not frm.startswith("/"):
+        return None, [frm]
+    restore_at = frm or case.path("ckpt", "chk-%d" % completed(case)[-1])
+    if not whole(case, restore_at):
+        return None, ["the checkpoint or savepoint to restore (%s) does not hold a.json whole" % restore_at]
+    return frm, []
+
+
 def read(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         return f.read()
@@ -1077,39 +1089,46 @@ def run_case(case):
     for i, d in enumerate(folders):
         os.mkdir(case.path(d))
         case.write(d + "/a.json", input_text([r for r in files[0] if r["src"] == i]))
-    frm = first_run(case, q1, st1, stop)
-    if frm is not None and not frm.startswith("/"):
-        return [frm]
-    restore_at = frm or case.path("ckpt", "chk-%d" % completed(case)[-1])
-    if not whole(case, restore_at):
-        return ["the checkpoint or savepoint to restore (%s) does not hold a.json whole" % restore_at]
+    frm, probs = first_part(case, q1, st1, stop)
+    if probs:
+        return probs
     first_names = diffrun.committed_files(case.path("out"))
     for i, d in enumerate(folders):
         case.write(d + "/.b.json", input_text([r for r in files[1] if r["src"] == i]))
         os.rename(case.path(d + "/.b.json"), case.path(d + "/b.json"))
     before = snapshot(case)
     p = restore(case, "job2", q2, st2, frm)
-    case.write("steps.txt", "\n".join(case.steps) + "\n")
     op = {"window": "window[0]", "group": "GroupAggregate[0]", "topn": "Rank[0]", "over": "OverAggregate[0]",
           "join": "IntervalJoin[0]" if q1.bounds else "Join[0]", "dedup": "Deduplicate[0]",
           "wtopn": "WindowRank[0]", "wdedup": "WindowDeduplicate[0]", "wjoin": "WindowJoin[0]"}[family]
+    return verdict(case, p, compatible, kind, fields, op, before, q1, q2,
+                   lambda q: restore(case, "job3", q, st2, frm),
+                   lambda old, new: output_problems(case, old, new, files, first_names))
+
+
+def verdict(case, p, compatible, kind, fields, op, before, q1, q2, rerun, check):
+    """The problems of the restored run p of the changed query q2: a
+    compatible change restored with check(q1, q2)'s result; an
+    incompatible one refused (refusal_problems), after which, in half of
+    the cases, the old query restores (rerun(q1)) with check(q1, q1)'s."""
+    case.write("steps.txt", "\n".join(case.steps) + "\n")
     if compatible:
         if p.returncode != 0:
             return ["a compatible change (%s) did not restore: %s" % (kind, diffrun.failed_run(p))]
         if "restoring from" not in p.stderr:
             return ["the restored run did not say what it restored: " + p.stderr[-600:]]
-        return output_problems(case, q1, q2, files, first_names)
+        return check(q1, q2)
     case.counts["refusals"] += 1
     probs = refusal_problems(case, p, kind, fields, op, before)
-    if probs or rng.random() < 0.5:
+    if probs or case.rng.random() < 0.5:
         return probs
     # after the refusal the old query restores the untouched state exactly
     case.counts["old queries restored after a refusal"] += 1
-    p = restore(case, "job3", q1, st2, frm)
+    p = rerun(q1)
     case.write("steps.txt", "\n".join(case.steps) + "\n")
     if p.returncode != 0:
         return ["the old query did not restore after the refusal: " + diffrun.failed_run(p)]
-    return output_problems(case, q1, q1, files, first_names)
+    return check(q1, q1)
 
 
 # --------------------------------------------------------------------------
@@ -1276,34 +1295,17 @@ def run_match_case(case):
     case.steps = []
     os.mkdir(case.path("in"))
     case.write("in/a.json", "".join(json.dumps(r) + "\n" for r in files[0]))
-    frm = first_run(case, None, st1, stop, match_sql(m1, True))
-    if frm is not None and not frm.startswith("/"):
-        return [frm]
-    restore_at = frm or case.path("ckpt", "chk-%d" % completed(case)[-1])
-    if not whole(case, restore_at):
-        return ["the checkpoint or savepoint to restore (%s) does not hold a.json whole" % restore_at]
+    frm, probs = first_part(case, None, st1, stop, match_sql(m1, True))
+    if probs:
+        return probs
     first_names = diffrun.committed_files(case.path("out"))
     case.write("in/.b.json", "".join(json.dumps(r) + "\n" for r in files[1]))
     os.rename(case.path("in/.b.json"), case.path("in/b.json"))
     before = snapshot(case)
     p = restore(case, "job2", None, st2, frm, match_sql(m2, False))
-    case.write("steps.txt", "\n".join(case.steps) + "\n")
-    if compatible:
-        if p.returncode != 0:
-            return ["a compatible change (%s) did not restore: %s" % (kind, diffrun.failed_run(p))]
-        if "restoring from" not in p.stderr:
-            return ["the restored run did not say what it restored: " + p.stderr[-600:]]
-        return match_problems(case, m1, m2, files, first_names)
-    case.counts["refusals"] += 1
-    probs = refusal_problems(case, p, kind, fields, "Match[0]", before)
-    if probs or rng.random() < 0.5:
-        return probs
-    case.counts["old queries restored after a refusal"] += 1
-    p = restore(case, "job3", None, st2, frm, match_sql(m1, False))
-    case.write("steps.txt", "\n".join(case.steps) + "\n")
-    if p.returncode != 0:
-        return ["the old query did not restore after the refusal: " + diffrun.failed_run(p)]
-    return match_problems(case, m1, m1, files, first_names)
+    return verdict(case, p, compatible, kind, fields, "Match[0]", before, m1, m2,
+                   lambda m: restore(case, "job3", None, st2, frm, match_sql(m, False)),
+                   lambda old, new: match_problems(case, old, new, files, first_names))
 
 
 def main():
