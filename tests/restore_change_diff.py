@@ -26,7 +26,13 @@ last of a.json, sorted by time, but for late rows, below):
           event time, rn = 1: each window's first row of a key, or, DESC,
           its last);
   wjoin   a window join (INNER or LEFT) of the rows of even w with those
-          of odd w, each side windowed alike, on the keys and the window.
+          of odd w, each side windowed alike, on the keys and the window;
+  match   a MATCH_RECOGNIZE query of match_diff.py (its random pattern,
+          DEFINE, MEASURES, AFTER MATCH SKIP, WITHIN, PARTITION BY k or
+          none) over its rows (out of order by less than the watermark's
+          delay), a.json and b.json a cut of them anywhere, so that
+          partial matches go on across the restore (run_match_case: its
+          changes and oracle).
 A window or group job may also (each drawn apart):
   read a UNION ALL of two sources (src over in/, src2 over in2/, the
           rows dealt between them), each branch with a WHERE of its own
@@ -50,7 +56,14 @@ it (docs/windows.md: a window fires once W >= end; a row joins each
 window with end > W) and is dropped from the others, which fired before
 the stop (b.json's own rows, all later, move the watermark on only
 after them); an interval join drops each row behind that watermark
-(a regular join has none: it joins them).
+(a regular join has none: it joins them). An OVER or deduplication job
+may have them too: the OVER aggregation drops a late row at or behind
+the last time its partition processed before the stop (a.json's rows
+before the watermark) and takes the others in time order (each key's
+late rows come in time order: one behind another of its key would be
+late or not by when the restored watermark reached the operator); a
+deduplication drops none (it keeps a key's first or last row by time,
+a late row too).
 It runs the base query with checkpoints until one shows (`weir inspect`)
 that the split of a.json is finished, then stops it one of three ways
 (SIGTERM: a final checkpoint; `weir savepoint --stop`; SIGKILL after that
@@ -98,13 +111,16 @@ the stop are in the old query's projection and the rest in the new one's
 which group it is); the other jobs' committed changelog is folded by
 column position into their final table (an OVER job's is append-only).
 
-What it does not cover: MATCH_RECOGNIZE (its `pattern` and `running
-values` are checked by tests/test_restore_compat.sh only); projection
+What it does not cover: a MATCH_RECOGNIZE DEFINE changed without a
+change of the values the partial matches carry (`A.v > 3` -> `A.v > 4`:
+weir restores it, its partial matches found under the old condition;
+what the result should be is not written down), MEASURES reordered,
+added or removed; projection
 changes of the changelog jobs (their retractions would come in the new
 shape: not a restore question);
 aggregates reordered in the SELECT (weir refuses them:
-same_aggregate_order); late rows of OVER and deduplication jobs,
-and late rows that only b.json's own rows make late (whether the
+same_aggregate_order);
+late rows that only b.json's own rows make late (whether the
 restored source's watermark still holds them back depends on timing:
 docs/semantics.md); a change in the middle of a.json (the case waits for
 a checkpoint holding it whole).
@@ -130,8 +146,10 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "support"))
 import diffrun  # noqa: E402
+import match_diff as md  # noqa: E402
 
 KEYS = ["k", "g"]  # STRING columns: one is another key of the same type
 # A DDL rename reads the same values under another name: the input rows
@@ -139,7 +157,7 @@ KEYS = ["k", "g"]  # STRING columns: one is another key of the same type
 RENAMED = {"k": "kk", "g": "gg", "v": "val", "w": "ww"}
 WINDOW_KINDS = ["TUMBLE", "HOP", "CUMULATE"]
 COMPATIBLE = ["alias", "where", "where", "columns", "cosmetic", "branch where"]
-FAMILIES = ["window", "window", "group", "topn", "over", "join", "dedup", "wtopn", "wdedup", "wjoin"]
+FAMILIES = ["window", "window", "group", "topn", "over", "join", "dedup", "wtopn", "wdedup", "wjoin", "match"]
 WINDOWED = {"window", "wtopn", "wdedup", "wjoin"}  # the families whose groups are windows
 # "arguments swapped": two aggregates trade argument columns, so types,
 # aggregates and the input's columns stay the same and only `aggregate
@@ -191,7 +209,8 @@ def gen_rows(rng, q, nulls, late):
     watermark a.json left (late_rows). Each row names the source of a
     UNION ALL job that reads it (src: 0 or 1)."""
     nkeys, ngroups = rng.randint(2, 5), rng.randint(1, 3)
-    t, files = 0, []
+    # an OVER or deduplication job's late rows may come before a key's first row (late_rows)
+    t, files = 5000 if late and q.family in ("over", "dedup") else 0, []
     for n in (rng.randint(20, 80), rng.randint(10, 60)):
         rows = []
         for _ in range(n):
@@ -238,10 +257,24 @@ def late_rows(rng, q, wms, first_id):
     end = wm - wm % step
     times = sorted({max(0, x) for x in [end - 1, end, end + 1, wm - 1, wm] +
                     [wm - rng.randint(1, 7000) for _ in range(rng.randint(0, 3))]})
+    if q.family in ("over", "dedup"):
+        # anywhere behind: before a key's first row (a deduplication's new
+        # first), or between an OVER partition's processed rows
+        times = sorted(set(times) | {rng.randint(0, wm) for _ in range(rng.randint(1, 3))})
     times = [t for t in times if not any(wms[0] < e <= wms[-1] for _, e in windows_of(t, q.window))]
     rng.shuffle(times)
-    return [{"id": first_id + 500 + i, "k": "k%d" % rng.randrange(2), "g": "g0", "v": rng.randint(-9, 9),
+    rows = [{"id": first_id + 500 + i, "k": "k%d" % rng.randrange(2), "g": "g0", "v": rng.randint(-9, 9),
              "w": rng.randint(0, 12), "ts_ms": t, "src": i % 2 if q.union else 0} for i, t in enumerate(times)]
+    if q.family == "over":
+        # each key's late rows in time order: a late row behind another of
+        # its key that the OVER aggregation processed already is late by
+        # that row, and whether the other was processed by then depends on
+        # when the restored watermark reached the operator (timing)
+        for k in {r["k"] for r in rows}:
+            mine = [r for r in rows if r["k"] == k]
+            for r, t in zip(mine, sorted(r["ts_ms"] for r in mine)):
+                r["ts_ms"] = t
+    return rows
 
 
 def input_text(rows):
@@ -718,20 +751,40 @@ def reaching(q, rows):
     return out
 
 
-def results(q_old, q_new, files):
+def results(q_old, q_new, files, counts=None):
     """{group: its rows}: a.json's rows under the old query's WHERE and
     b.json's under the new one's, grouped by the (common) keys and window.
     A row of b.json joins only its windows that end after the watermark
     that a.json left (its last time less the delay): the others fired
     before it came (the restored job goes on from that watermark, and
-    b.json's late rows come first, before its own rows move it on)."""
+    b.json's late rows come first, before its own rows move it on).
+    An OVER aggregation drops a row whose time is not after the last time
+    its partition processed (docs/sql.md, OVER): a.json's rows of the
+    partition before the watermark it left (a row of time t is processed
+    once W > t), so a late row of b.json is dropped at or behind the last
+    of those and kept, in time order, after it. A deduplication drops no
+    row (below, expected_rows)."""
     groups = collections.defaultdict(list)
     wm = restored_watermarks(files[0])[0]
+    processed = {}  # OVER: each partition's last time processed before the stop
     for i, (q, rows) in enumerate(((q_old, files[0]), (q_new, files[1]))):
         for r in reaching(q, rows):
             if i == 1 and q_old.family == "join" and q_old.bounds and r["ts_ms"] < wm:
                 continue  # an interval join drops a row behind its side's watermark
             key = tuple(r[k] for k in q_old.keys)
+            if q_old.family == "over":
+                if i == 0 and r["ts_ms"] < wm:
+                    processed[key] = max(processed.get(key, r["ts_ms"]), r["ts_ms"])
+                elif i == 1 and key in processed and r["ts_ms"] <= processed[key]:
+                    if counts is not None:
+                        counts["late rows an OVER aggregation drops"] += 1
+                    continue  # late: behind what its partition processed
+                elif i == 1 and r["ts_ms"] < wm and counts is not None:
+                    counts["late rows an OVER aggregation keeps"] += 1
+            if q_old.family == "dedup" and i == 1 and r["ts_ms"] < wm and counts is not None:
+                kept = groups[key] and (min if q_old.keep == "first" else max)(x["ts_ms"] for x in groups[key])
+                if groups[key] and (r["ts_ms"] < kept if q_old.keep == "first" else r["ts_ms"] >= kept):
+                    counts["late rows that replace a deduplication's row"] += 1
             if q_old.family not in WINDOWED:
                 groups[key].append(r)
             else:
@@ -758,10 +811,19 @@ def expected_rows(q, groups):
             best = sorted(rows, key=lambda r: (-r[q.order], r["id"]))[:q.n]
             out += [project(q, g, [r]) for r in best]
         elif q.family == "dedup":
-            out.append(project(q, g, [rows[0] if q.keep == "first" else rows[-1]]))
+            # by time, b.json's late rows too (no row is late here): the
+            # first keeps the earliest, the first to arrive of equal ones;
+            # the last the latest, where a row equal in time replaces it
+            # (docs/sql.md, Top-N and deduplication)
+            if q.keep == "first":
+                kept = min(rows, key=lambda r: r["ts_ms"])
+            else:
+                kept = max(reversed(rows), key=lambda r: r["ts_ms"])
+            out.append(project(q, g, [kept]))
         elif q.family == "wdedup":  # a window's rows: b.json's late rows came before its others
             out.append(project(q, g, [(min if q.keep == "first" else max)(rows, key=lambda r: r["ts_ms"])]))
-        else:
+        else:  # OVER: the partition's rows in time order (late ones kept among them), peers by arrival
+            rows = sorted(rows, key=lambda r: r["ts_ms"])
             out += [project(q, g, rows[max(0, i - q.frame):i + 1]) for i in range(len(rows))]
     return collections.Counter(out)
 
@@ -835,7 +897,7 @@ def changelog_problems(q2, groups, changes_all):
 def output_problems(case, q1, q2, files, first_names):
     names = diffrun.committed_files(case.path("out"))
     later = [x for x in names if x not in first_names]
-    groups = results(q1, q2, files)
+    groups = results(q1, q2, files, case.counts)
     probs = second_problems(case, q1, files)
     if q1.family == "window":
         return probs + window_problems(q1, q2, groups, changes(case, first_names), changes(case, later))
@@ -880,11 +942,11 @@ def whole(case, path):
     return p.returncode == 0 and states and all(s == "finished" for s in states)
 
 
-def first_run(case, q, st, stop):
-    """Runs q live until a checkpoint holds a.json whole, stops it (stop);
-    (the path to restore, None to resume the checkpoint folder) or a
-    problem string."""
-    case.write("job1.sql", job_sql(q, True))
+def first_run(case, q, st, stop, text=None):
+    """Runs q live (or the job text) until a checkpoint holds a.json
+    whole, stops it (stop); (the path to restore, None to resume the
+    checkpoint folder) or a problem string."""
+    case.write("job1.sql", text or job_sql(q, True))
     # A checkpoint every 100 ms, the last 50 kept: `weir inspect` (slow
     # under a sanitizer or load) must find the one it reads still there.
     argv = ["run", "job1.sql", "-D", "execution.checkpointing.interval=100ms",
@@ -929,6 +991,18 @@ def first_run(case, q, st, stop):
             p.wait()
 
 
+def first_part(case, q, st, stop, text=None):
+    """first_run, and a check that what the next run restores holds a.json
+    whole: (the path to restore or None, problems)."""
+    frm = first_run(case, q, st, stop, text)
+    if frm is not None and not frm.startswith("/"):
+        return None, [frm]
+    restore_at = frm or case.path("ckpt", "chk-%d" % completed(case)[-1])
+    if not whole(case, restore_at):
+        return None, ["the checkpoint or savepoint to restore (%s) does not hold a.json whole" % restore_at]
+    return frm, []
+
+
 def read(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         return f.read()
@@ -948,8 +1022,8 @@ def snapshot(case):
     return files
 
 
-def restore(case, name, q, st, frm):
-    case.write(name + ".sql", job_sql(q, False))
+def restore(case, name, q, st, frm, text=None):
+    case.write(name + ".sql", text or job_sql(q, False))
     argv = ["run", name + ".sql"] + st + (["--from", frm] if isinstance(frm, str) else [])
     p = case.run_weir(argv)
     case.write(name + ".log", p.stderr)
@@ -978,6 +1052,8 @@ def run_case(case):
     expr = os.environ.get("WEIR_RESTORECHG_EXPR", "1") == "1"
     fams = diffrun.families(os.environ.get("WEIR_RESTORECHG_FAMILIES", ""), FAMILIES)
     family = rng.choice([f for f in FAMILIES if f in fams])
+    if family == "match":
+        return run_match_case(case)
     if rng.random() < 0.5:
         kind, compatible = rng.choice([k for k in COMPATIBLE if family in ONLY.get(k, {family})]), True
     else:
@@ -985,7 +1061,8 @@ def run_case(case):
                                        and (expr or k != "expression")]), False
     q1 = draw_query(rng, family, expr, kind)
     nulls = rng.random() < 0.3
-    late = family in ("window", "wtopn", "wdedup", "wjoin", "group", "topn", "join") and rng.random() < 0.4
+    late = family in ("window", "wtopn", "wdedup", "wjoin", "group", "topn", "join", "over", "dedup") \
+        and rng.random() < (0.6 if family in ("over", "dedup") else 0.4)
     files = gen_rows(rng, q1, nulls, late)
     drawn = draw_change(rng, q1, kind)
     if drawn is None:  # not for this query (one key: no swap): a compatible rename instead
@@ -1012,39 +1089,223 @@ def run_case(case):
     for i, d in enumerate(folders):
         os.mkdir(case.path(d))
         case.write(d + "/a.json", input_text([r for r in files[0] if r["src"] == i]))
-    frm = first_run(case, q1, st1, stop)
-    if frm is not None and not frm.startswith("/"):
-        return [frm]
-    restore_at = frm or case.path("ckpt", "chk-%d" % completed(case)[-1])
-    if not whole(case, restore_at):
-        return ["the checkpoint or savepoint to restore (%s) does not hold a.json whole" % restore_at]
+    frm, probs = first_part(case, q1, st1, stop)
+    if probs:
+        return probs
     first_names = diffrun.committed_files(case.path("out"))
     for i, d in enumerate(folders):
         case.write(d + "/.b.json", input_text([r for r in files[1] if r["src"] == i]))
         os.rename(case.path(d + "/.b.json"), case.path(d + "/b.json"))
     before = snapshot(case)
     p = restore(case, "job2", q2, st2, frm)
-    case.write("steps.txt", "\n".join(case.steps) + "\n")
     op = {"window": "window[0]", "group": "GroupAggregate[0]", "topn": "Rank[0]", "over": "OverAggregate[0]",
           "join": "IntervalJoin[0]" if q1.bounds else "Join[0]", "dedup": "Deduplicate[0]",
           "wtopn": "WindowRank[0]", "wdedup": "WindowDeduplicate[0]", "wjoin": "WindowJoin[0]"}[family]
+    return verdict(case, p, compatible, kind, fields, op, before, q1, q2,
+                   lambda q: restore(case, "job3", q, st2, frm),
+                   lambda old, new: output_problems(case, old, new, files, first_names))
+
+
+def verdict(case, p, compatible, kind, fields, op, before, q1, q2, rerun, check):
+    """The problems of the restored run p of the changed query q2: a
+    compatible change restored with check(q1, q2)'s result; an
+    incompatible one refused (refusal_problems), after which, in half of
+    the cases, the old query restores (rerun(q1)) with check(q1, q1)'s."""
+    case.write("steps.txt", "\n".join(case.steps) + "\n")
     if compatible:
         if p.returncode != 0:
             return ["a compatible change (%s) did not restore: %s" % (kind, diffrun.failed_run(p))]
         if "restoring from" not in p.stderr:
             return ["the restored run did not say what it restored: " + p.stderr[-600:]]
-        return output_problems(case, q1, q2, files, first_names)
+        return check(q1, q2)
     case.counts["refusals"] += 1
     probs = refusal_problems(case, p, kind, fields, op, before)
-    if probs or rng.random() < 0.5:
+    if probs or case.rng.random() < 0.5:
         return probs
     # after the refusal the old query restores the untouched state exactly
     case.counts["old queries restored after a refusal"] += 1
-    p = restore(case, "job3", q1, st2, frm)
+    p = rerun(q1)
     case.write("steps.txt", "\n".join(case.steps) + "\n")
     if p.returncode != 0:
         return ["the old query did not restore after the refusal: " + diffrun.failed_run(p)]
-    return output_problems(case, q1, q1, files, first_names)
+    return check(q1, q1)
+
+
+# --------------------------------------------------------------------------
+# MATCH_RECOGNIZE (match_diff's queries, rows and oracle)
+
+MATCH_PREDICATES = [("v <> 3", lambda r: r["v"] is not None and r["v"] != 3),
+                    ("MOD(id, 3) <> 0", lambda r: r["id"] % 3 != 0),
+                    ("k <> 'a'", lambda r: r["k"] is not None and r["k"] != "a"),
+                    ("v IS NOT NULL", lambda r: r["v"] is not None)]
+MATCH_COMPATIBLE = ["alias", "cosmetic", "where", "where", "measure"]
+MATCH_INCOMPATIBLE = ["pattern", "skip", "within", "partition", "running values"]
+
+
+def match_sql(m, live):
+    """The job of match query m (match_diff's query with the fields the
+    changes touch: where, aliases, names of the measures, style) over the
+    folder in/, into the file sink out/."""
+    create, insert = md.sql_of(m["q"], 0)
+    cols = re.search(r"CREATE TABLE q0 \((.*)\) WITH", create).group(1).split(", ")
+    sink = "CREATE TABLE dst (%s)\nWITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'debezium-json');\n" \
+        % ", ".join("%s %s" % (a, c.split(" ")[1]) for a, c in zip(m["aliases"], cols))
+    src = "t" if m["where"] is None else "f"
+    insert = insert.replace("INSERT INTO q0 SELECT * FROM t MATCH_RECOGNIZE",
+                            "INSERT INTO dst SELECT * FROM %s MATCH_RECOGNIZE" % src)
+    insert = re.sub(r"\bAS m(\d+)\b", lambda x: "AS %s%s" % (m["mname"], x.group(1)), insert)
+    view = "" if m["where"] is None else \
+        "CREATE TEMPORARY VIEW f AS SELECT * FROM t WHERE %s;\n" % MATCH_PREDICATES[m["where"]][0]
+    table = md.TABLE_SQL.replace("'path' = 'in.json', 'format' = 'json')", "'path' = 'in', 'format' = 'json'%s)"
+                                 % (", 'source.monitor-interval' = '50ms'" if live else ""))
+    return restyle(table + view + sink + insert, m["style"])
+
+
+def draw_match(rng):
+    q = md.gen_query(rng)
+    n = len(q["measures"]) + (1 if q["partitioned"] else 0)
+    return {"q": q, "where": rng.choice([None, None] + list(range(len(MATCH_PREDICATES)))),
+            "aliases": ["c%d" % i for i in range(n)], "mname": "m", "style": 0}
+
+
+def match_copy(m):
+    n = dict(m)
+    n["q"] = dict(m["q"])
+    n["q"]["terms"], n["q"]["defines"] = list(m["q"]["terms"]), dict(m["q"]["defines"])
+    n["q"]["measures"] = list(m["q"]["measures"])
+    return n
+
+
+def draw_match_change(rng, m, kind):
+    """(the changed query, a description, the fields a refusal may name;
+    None: compatible)."""
+    n = match_copy(m)
+    q, nq = m["q"], n["q"]
+    if kind == "alias":
+        n["aliases"] = ["o%d_%s" % (i, rng.choice("xyz")) for i in range(len(m["aliases"]))]
+        n["mname"] = rng.choice(["x", "measure_"])
+        return n, "sink columns and measures renamed", None
+    if kind == "cosmetic":
+        n["style"] = rng.choice([1, 2])
+        return n, "restyled %d" % n["style"], None
+    if kind == "where":
+        n["where"] = rng.choice([x for x in [None] + list(range(len(MATCH_PREDICATES))) if x != m["where"]])
+        return n, "WHERE under the match %s -> %s" % (m["where"], n["where"]), None
+    if kind == "measure":
+        # an expression over a value the match carries already (LAST(X.v)): the same running values
+        sql, fn = q["measures"][3]
+        nq["measures"][3] = (sql + " + 10", lambda c, fn=fn: None if fn(c) is None else fn(c) + 10)
+        return n, "measure %s -> %s + 10" % (sql, sql), None
+    if kind == "pattern":
+        # the first variable once more in front: (A B*) -> (A A B*)
+        v = q["terms"][0][0]
+        nq["terms"] = [(v, 1, 1, False, v)] + q["terms"]
+        return n, "pattern %s -> %s" % (" ".join(t[4] for t in q["terms"]), " ".join(t[4] for t in nq["terms"])), \
+            ["pattern"]
+    if kind == "skip":
+        nq["skip"] = "TO NEXT ROW" if q["skip"] == "PAST LAST ROW" else "PAST LAST ROW"
+        return n, "AFTER MATCH SKIP %s -> %s" % (q["skip"], nq["skip"]), ["pattern"]
+    if kind == "within":
+        nq["within"] = rng.choice([w for w in [None, 1, 3, 5, 7] if w != q["within"]])
+        return n, "WITHIN %s -> %s s" % (q["within"], nq["within"]), ["pattern"]
+    if kind == "partition":
+        nq["partitioned"] = not q["partitioned"]
+        n["aliases"] = ["c%d" % i for i in range(len(q["measures"]) + (1 if nq["partitioned"] else 0))]
+        return n, "PARTITION BY k %s -> %s" % (q["partitioned"], nq["partitioned"]), \
+            ["key", "key columns", "not in the job"]
+    if kind == "running values":
+        # a DEFINE that holds as before (ids are positive) but reads a value the
+        # partial matches do not carry: SUM(X.id)
+        v = rng.choice(sorted({t[0] for t in q["terms"]}))
+        old = q["defines"].get(v)
+        extra = "SUM(%s.id) > -1" % v
+        nq["defines"][v] = (("(%s AND %s)" % (old[0], extra), old[1]) if old else (extra, lambda c: True))
+        return n, "DEFINE %s: %s -> %s" % (v, old[0] if old else "TRUE", nq["defines"][v][0]), ["running values"]
+    raise ValueError(kind)
+
+
+def match_rows(m, rows):
+    return [r for r in rows if m["where"] is None or MATCH_PREDICATES[m["where"]][1](r)]
+
+
+def match_problems(case, m1, m2, files, first_names):
+    """Every match of the oracle over a.json's rows under the old WHERE
+    and b.json's under the new (match_diff's, which runs over one stream
+    of rows) is committed once: in the old query's measures if committed
+    before the stop, or in either (a match emitted after the checkpoint a
+    kill restores comes again from the new query); nothing else."""
+    rows = match_rows(m1, files[0]) + match_rows(m2, files[1])
+    olds, news = md.oracle(m1["q"], rows), md.oracle(m2["q"], rows)
+    case.counts["matches"] += len(olds)
+    case.counts["matches committed before the stop"] += len(first_names and changes(case, first_names))
+    later = [x for x in diffrun.committed_files(case.path("out")) if x not in first_names]
+    before, after = changes(case, first_names), changes(case, later)
+    if any(op != "c" for op, _ in before + after):
+        return ["MATCH_RECOGNIZE retracted a row"]
+
+    def text(r):
+        return tuple("null" if x is None else str(x) for x in r.values())
+    got = collections.Counter(text(r) for _, r in before + after)
+    want = collections.Counter()
+    for old, new in zip(olds, news):
+        want[old if got[old] > want[old] else new] += 1
+    probs = ["a row committed before the stop is no match of the old query: %s" % (v,)
+             for v in sorted({text(r) for _, r in before} - set(olds), key=str)[:5]]
+    return probs + diffrun.multiset_problems("committed matches", want, got)
+
+
+def run_match_case(case):
+    """A MATCH_RECOGNIZE job (match_diff's random query, rows out of order
+    by less than the watermark's delay, so none is late) stopped with
+    a.json read whole and restored into a changed query with b.json, the
+    rest of its rows. Compatible: sink columns and measures renamed,
+    restyled, the WHERE under the match (a view) added, changed or
+    removed, a measure's expression over a value the partial matches carry
+    already (LAST(X.v) + 10). Refused, naming Match[0]: the pattern, its
+    AFTER MATCH SKIP or WITHIN (`pattern`), PARTITION BY added or removed
+    (`key`), a DEFINE that reads a value the partial matches do not carry
+    (`running values`; the condition holds as before)."""
+    rng = case.rng
+    for _ in range(50):
+        m1 = draw_match(rng)
+        rows, arrival = md.gen_rows(rng)
+        cut = rng.randint(1, len(arrival) - 1) if len(arrival) > 1 else 1
+        files = [arrival[:cut], arrival[cut:]]
+        compatible = rng.random() < 0.5
+        kind = rng.choice(MATCH_COMPATIBLE if compatible else MATCH_INCOMPATIBLE)
+        m2, what, fields = draw_match_change(rng, m1, kind)
+        try:  # a query whose AFTER MATCH SKIP fails the job is drawn again (match_diff)
+            md.oracle(m1["q"], arrival)
+            md.oracle(m2["q"], match_rows(m1, files[0]) + match_rows(m2, files[1]))
+            break
+        except md.SkipFails:
+            continue
+    else:
+        return ["no MATCH_RECOGNIZE query without a failing AFTER MATCH SKIP in 50 draws"]
+    stop = rng.choice(STOPS)
+    p1, p2 = rng.choice([1, 2, 4]), rng.choice([1, 2, 4])
+    b1, b2 = rng.random() < 0.3, rng.random() < 0.4
+    st1, st2 = settings_argv(case, p1, b1), settings_argv(case, p2, b2)
+    case.note = "(match, %s change: %s; p%d %s -%s-> p%d %s)" % (
+        "compatible" if compatible else "incompatible", what, p1, "rocksdb" if b1 else "memory", stop, p2,
+        "rocksdb" if b2 else "memory")
+    case.counts["match cases"] += 1
+    case.counts["match %s" % ("compatible" if compatible else "refused")] += 1
+    case.counts["match %s changes" % kind] += 1
+    case.steps = []
+    os.mkdir(case.path("in"))
+    case.write("in/a.json", "".join(json.dumps(r) + "\n" for r in files[0]))
+    frm, probs = first_part(case, None, st1, stop, match_sql(m1, True))
+    if probs:
+        return probs
+    first_names = diffrun.committed_files(case.path("out"))
+    case.write("in/.b.json", "".join(json.dumps(r) + "\n" for r in files[1]))
+    os.rename(case.path("in/.b.json"), case.path("in/b.json"))
+    before = snapshot(case)
+    p = restore(case, "job2", None, st2, frm, match_sql(m2, False))
+    return verdict(case, p, compatible, kind, fields, "Match[0]", before, m1, m2,
+                   lambda m: restore(case, "job3", None, st2, frm, match_sql(m, False)),
+                   lambda old, new: match_problems(case, old, new, files, first_names))
 
 
 def main():

@@ -44,9 +44,19 @@ that generator's oracle (both imported, no code shared with weir):
              most (LATE_CUT_SHARE) get their input cut in two anywhere,
              the second file added before the last run, so that restored
              partial matches go on over rows read after the restore;
+             most of those (CUT_RESCALE_SHARE) restore there at another
+             parallelism (rescale_last);
   temporal   temporal_join_diff.py: [LEFT] event-time temporal joins of
              a probe stream with a versioned table (PRIMARY KEY, or a
-             versioned view), both inputs with late rows of their own.
+             versioned view), both inputs with late rows of their own;
+             most cut as the match jobs (the probe rows), most of those
+             restored there at another parallelism, and about half of
+             those with the versioned table bounded in the live runs: it
+             ends, the join holds it at its own watermark (the probe's)
+             across the restore (held_wm.h), which is at another
+             parallelism, and the rest of its versions come as a second
+             file before the last run (ended_cut: on time, or late behind
+             the held watermark).
 Every result goes to a filesystem sink in debezium-json (the print sinks of
 the first two generators are swapped for one), so what a case compares is
 the committed output: the visible files, which the sinks make visible
@@ -209,6 +219,12 @@ LATENESSES = [0, 0, 0, 1000, 3000, 60000]
 # Window jobs over one input file whose rows from one behind the watermark
 # on come in a second file before the last run (WindowJob.last_file).
 LATE_CUT_SHARE = 0.7
+# MATCH_RECOGNIZE and temporal join jobs whose input is cut: the share whose
+# last restore (where the second part comes) is at another parallelism
+# (rescale_last); and of the cut temporal join jobs, the share whose
+# versioned table is bounded in the live runs (TemporalJoinJob.ended).
+CUT_RESCALE_SHARE = 0.7
+ENDED_SHARE = 0.5
 
 # Shapes kept out of the draw because of a known bug: (name, test on the
 # job and the settings of its runs in order, the bug). WEIR_RDIFF_NO_SKIP=1
@@ -477,6 +493,69 @@ def temporal_cut(rng, rows, delay):
     return rng.choice(others) if others else None
 
 
+def rescale_last(case, job, sts, share):
+    """In a share of the cut jobs, the last restore (the one the second
+    part of the input comes after) at another parallelism than the run
+    before it: the partial matches, probe rows and versions in state and
+    the held watermarks (the smallest of the old subtasks', held_wm.h) go
+    to other subtasks."""
+    if case.rng.random() < share and sts[-1].parallelism == sts[-2].parallelism:
+        sts[-1] = Settings(case.rng.choice([p for p in (1, 2, 4) if p != sts[-2].parallelism]),
+                           sts[-1].rocksdb, sts[-1].incremental)
+    if sts[-1].parallelism != sts[-2].parallelism:
+        case.counts["%s jobs cut and restored at another parallelism before the last run" % job.family] += 1
+
+
+def without_versions(j, n):
+    """Temporal join job j with its versions from n on left out."""
+    j = copy.copy(j)
+    j.versions = j.versions[:n]
+    return j
+
+
+def ended_cut(versions, vdelay, w_p):
+    """Where to cut a temporal join job's versions (time at index 0, key at 1, 2) for a
+    versioned table that is bounded in the live runs (it ends there: the
+    join holds it at its own watermark, the probe's w_p, across the
+    restore, held_wm.h) and gets the rest as a second file before the last
+    run; None where no cut fits. The oracle judges a version late by W =
+    max(times before) - vdelay (one split); weir judges a row of the second
+    file by the larger of the held watermark (w_p, or the table's own w_1
+    where the checkpoint came before its end reached the join) and the
+    watermark its source has reached by then (at most the oracle's W; at
+    least the smaller of w_1 and that of the second file's rows before
+    it). A cut is drawn only
+    where each row of the second file is on time (and after w_p: probe
+    rows up to w_p came out before the stop, without it) or late by every
+    one of these. Every cut that fits, (n, rows late)."""
+    cuts = []
+    for n in range(len(versions)):
+        w_1 = max((r[0] for r in versions[:n]), default=None)
+        w_1 = None if w_1 is None else w_1 - vdelay
+        lo_held = w_p if w_1 is None else min(w_p, w_1)
+        own, ok, late = None, True, 0
+        top = None if w_1 is None else w_1 + vdelay
+        for r in versions[n:]:
+            w = None if top is None else top - vdelay
+            # until the first file's source subtask ends (at another
+            # subtask than the second file's, at p > 1) its restored
+            # watermark, w_1 at most, holds the table's back
+            t_lo = lo_held if own is None or w_1 is None else max(lo_held, min(own, w_1))
+            t_hi = w_p if w is None else max(w_p, w)
+            if r[0] >= t_hi and r[0] > w_p:
+                pass
+            elif r[0] < t_lo and w is not None and r[0] < w:
+                late += 1
+            else:
+                ok = False
+                break
+            own = r[0] - vdelay if own is None else max(own, r[0] - vdelay)
+            top = r[0] if top is None else max(top, r[0])
+        if ok:
+            cuts.append((n, late))
+    return cuts
+
+
 IDLE_TIMEOUT_MS = 20000
 NEVER = 1 << 60
 
@@ -674,6 +753,9 @@ class RankJob(ChangelogJob):
             cut = rank_late_cut(case.rng, self.j)
             if cut:
                 self.cut, self.cut_row = cut
+                if any(q["shape"] == "dedup" or any(x["shape"] == "dedup" for x in q.get("sides") or [])
+                       for q in self.j.queries):
+                    case.counts["rank jobs cut with a window deduplication"] += 1
 
     def input_text(self, rows):
         return wr.input_text(self.j, rows)
@@ -750,6 +832,7 @@ class MatchJob(ChangelogJob):
     def watch(self, case, sts):
         if len(self.j.rows) > 1 and case.rng.random() < LATE_CUT_SHARE:
             self.cut, self.cut_row = case.rng.randrange(1, len(self.j.rows)), "going on"
+            rescale_last(case, self, sts, CUT_RESCALE_SHARE)
 
     def input_text(self, rows):
         return "".join(json.dumps(r) + "\n" for r in rows)
@@ -788,26 +871,58 @@ class TemporalJoinJob(WindowJoinJob):
         """Most jobs (LATE_CUT_SHARE) get their probe file cut in two: the
         rows from the cut on come as probe/probe2.csv before the last run
         (last_file), mostly from before a row behind the watermark the
-        first part leaves, which the restored join must drop as late."""
+        first part leaves, which the restored join must drop as late; about
+        half of those (ENDED_SHARE) also get their versions cut (ended_cut)
+        and read the versioned table bounded in the live runs (ended); the
+        last restore of a cut job is mostly (all ended ones) at another
+        parallelism (rescale_last)."""
         if case.rng.random() < LATE_CUT_SHARE:
             cut = temporal_cut(case.rng, self.j.probes, self.j.pdelay)
             if cut:
                 self.cut, self.cut_row = cut
+                if case.rng.random() < ENDED_SHARE:
+                    w_p = max(r[1] for r in self.j.probes[:self.cut]) - self.j.pdelay
+                    cuts = ended_cut(self.j.versions, self.j.vdelay, w_p)
+                    # one whose new versions change the result (dropped as late, they would not),
+                    # else one with new versions behind the held watermark (late)
+                    felt = [c for c in cuts if tj.oracle(self.j) != tj.oracle(without_versions(self.j, c[0]))]
+                    cuts = felt or [c for c in cuts if c[1]]
+                    if cuts:
+                        (self.vcut, self.vlate), self.ended = case.rng.choice(cuts), True
+                        if felt:
+                            case.counts["temporal jobs whose versions after the restore change the result"] += 1
+                        self.note = " with its versioned table ended before the restore (%d versions after it)" % (
+                            len(self.j.versions) - self.vcut)
+                rescale_last(case, self, sts, 1 if self.ended else CUT_RESCALE_SHARE)
+
+    ended = False  # the versioned table bounded in the live runs: versions[:vcut] there, the rest before the last
+    vcut = None
 
     def last_file(self, case, restore, p):
-        """As WindowJob.last_file, for the probe's folder."""
+        """As WindowJob.last_file, for the probe's folder; for a job whose
+        versioned table ended in the live runs (ended) the rest of its
+        versions come as versions/versions2.csv too (the table's first file
+        must be read whole by the restored checkpoint as well)."""
         if restore is None:
             return False
         shown = case.run_weir(["inspect", restore])
-        first = [st for sid, st in re.findall(r"source split (\S+): (\w+)", shown.stdout or "")
-                 if sid.endswith("probe.csv")]
-        if shown.returncode != 0 or not first or any(st != "finished" for st in first):
-            return False
+        splits = re.findall(r"source split (\S+): (\w+)", shown.stdout or "")
+        for name in ("probe.csv", "versions.csv") if self.ended else ("probe.csv",):
+            first = [st for sid, st in splits if sid.endswith(name)]
+            if shown.returncode != 0 or not first or any(st != "finished" for st in first):
+                return False
         tmp = case.path("probe", ".probe2.csv")
         with open(tmp, "w") as f:
             f.write("".join("%d,%d,%d,%d,%d\n" % r for r in self.j.probes[self.cut:]))
         os.rename(tmp, case.path("probe", "probe2.csv"))  # after probe.csv: split 1 of the bounded run
         case.counts["temporal jobs with a probe row %s after the last restore" % self.cut_row] += 1
+        if self.ended:
+            tmp = case.path("versions", ".versions2.csv")
+            with open(tmp, "w") as f:
+                f.write("".join("%d,%d,%d,%d\n" % r for r in self.j.versions[self.vcut:]))
+            os.rename(tmp, case.path("versions", "versions2.csv"))
+            case.counts["temporal jobs whose versioned table ended before the restore and got versions after it"] += 1
+            case.counts["versions late by the held watermark of an ended table"] += self.vlate
         return True
 
     def text(self, interval):
@@ -815,12 +930,13 @@ class TemporalJoinJob(WindowJoinJob):
         for name in ("versions", "probe"):
             old = "'path' = '%s.csv', 'format' = 'csv')" % name
             assert old in text
-            text = text.replace(old, "'path' = '%s', 'format' = 'csv'%s)" % (name, monitor(interval)))
+            live = interval if name == "probe" or not self.ended else None
+            text = text.replace(old, "'path' = '%s', 'format' = 'csv'%s)" % (name, monitor(live)))
         return text
 
     def grow(self, case, i, last):
         if i == 0:
-            for name, rows, fmt in (("versions", self.j.versions, "%d,%d,%d,%d\n"),
+            for name, rows, fmt in (("versions", self.j.versions[:self.vcut], "%d,%d,%d,%d\n"),
                                     ("probe", self.j.probes[:self.cut], "%d,%d,%d,%d,%d\n")):
                 os.makedirs(case.path(name), exist_ok=True)
                 case.write(os.path.join(name, name + ".csv"), "".join(fmt % r for r in rows))
@@ -1097,8 +1213,9 @@ def run_case(case):
     case.write("job.sql", job.text(interval=50))
     case.write("final.sql", job.text(interval=None))
     steps = []
-    case.note = "(%s, checkpoints every %d ms: %s%s)" % (
-        job.family, interval, sts[0], "".join(" -%s-> %s" % (h, x) for h, x in zip(plan, sts[1:])))
+    case.note = "(%s%s, checkpoints every %d ms: %s%s)" % (
+        job.family, getattr(job, "note", ""), interval, sts[0],
+        "".join(" -%s-> %s" % (h, x) for h, x in zip(plan, sts[1:])))
     frm = None
     problems = []
     for i, how in enumerate(plan):

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/test_restore_change_diff.sh WEIR SOURCE_DIR - randomized differential
 # test of restoring into a changed query (tests/restore_change_diff.py): a
-# window, group, Top-N, OVER, join, deduplication or window Top-N job (a
+# window, group, Top-N, OVER, join, deduplication, window Top-N or
+# MATCH_RECOGNIZE job (a
 # UNION ALL, computed columns, two phases, NULLs, late rows, a second
 # INSERT drawn beside) stopped with a checkpoint or
 # savepoint that holds its first input file whole restores into a
@@ -10,7 +11,8 @@
 # incompatible one (keys, aggregates, window, N, frame, join type and
 # bounds, null-safe keys, a renamed source column, first/last row, a window
 # Top-N's windows, a union branch's or computed column's expression, the
-# aggregation phases) without touching the
+# aggregation phases, a MATCH_RECOGNIZE pattern, skip, WITHIN, partition or
+# running values) without touching the
 # output or the checkpoint, after which the old query still restores
 # exactly.
 # Bounded: WEIR_RESTORECHG_JOBS cases (default 14; 3 under ASan). The seed
