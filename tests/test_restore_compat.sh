@@ -504,6 +504,7 @@ grep -v "INSERT INTO none_out" empty.sql > empty_global.sql
 "$WEIR" run empty_global.sql > /dev/null 2> log || fail "an operator without state, gone from the job, was refused: $(tail -2 log)"
 grep -q "GroupAggregate\[1\] of ckpt/chk-[0-9]* is not in the job; it holds no state" log ||
     fail "the operator left out is not named"
+
 # A join whose rows go to a Top-1 on its key ordered by one side's columns
 # neither joins nor stores a row of that side below the Top-1's kept row
 # ("top1 skip" in its fingerprint): its state lacks rows that only this
@@ -513,11 +514,11 @@ grep -q "GroupAggregate\[1\] of ckpt/chk-[0-9]* is not in the job; it holds no s
 # into the skipping one, with the output of an uninterrupted run.
 rm -rf ckpt
 mkdir -p oin min ref/oin ref/min
-awk 'BEGIN { for (i = 0; i < 40; i++) printf "%d,%d\n", i, i * 10 }' > oin/1.csv
-awk 'BEGIN { srand(16); for (n = 0; n < 3000; n++) printf "%d,%d,%d\n", int(rand() * 40), int(rand() * 1000), n }' > min/1.csv
-awk 'BEGIN { srand(17); for (n = 3000; n < 9000; n++) printf "%d,%d,%d\n", int(rand() * 45), int(rand() * 1100), n }' > min2.csv
-awk 'BEGIN { for (i = 40; i < 45; i++) printf "%d,%d\n", i, i * 10 }' > oin2.csv
-cp oin/1.csv ref/oin/1.csv; cp oin2.csv ref/oin/2.csv; cp min/1.csv ref/min/1.csv; cp min2.csv ref/min/2.csv
+awk 'BEGIN { for (i = 0; i < 40; i++) printf "%d,%d\n", i, i * 10 }' > o1.csv
+awk 'BEGIN { srand(16); for (n = 0; n < 3000; n++) printf "%d,%d,%d\n", int(rand() * 40), int(rand() * 1000), n }' > m1.csv
+awk 'BEGIN { for (i = 40; i < 45; i++) printf "%d,%d\n", i, i * 10 }' > o2.csv
+awk 'BEGIN { srand(17); for (n = 3000; n < 9000; n++) printf "%d,%d,%d\n", int(rand() * 45), int(rand() * 1100), n }' > m2.csv
+cp o1.csv ref/oin/1.csv; cp o2.csv ref/oin/2.csv; cp m1.csv ref/min/1.csv; cp m2.csv ref/min/2.csv
 top1_job() { # $1: the inputs' folder, $2: ORDER BY, $3: the Top-1's filter
     cat <<SQL
 SET 'state.checkpoints.dir' = 'ckpt';
@@ -530,7 +531,12 @@ INSERT INTO best SELECT id, p, t FROM (
 SQL
 }
 top1_job . "m.p DESC, m.t" "rn <= 1" > top1.sql
+# (the auctions first, the bids in a second run: every bid comes after its
+# auction, so the Top-1 keeps a row for its key and the join skips some)
+cp o1.csv oin/1.csv
 "$WEIR" run top1.sql > /dev/null 2> log || { cat log; fail "the Top-1 join job failed"; }
+cp m1.csv min/1.csv
+"$WEIR" run top1.sql > /dev/null 2> log || { cat log; fail "the Top-1 join job failed on the bids"; }
 grep -q "neither joined nor stored" log || { cat log; fail "the Top-1 join job skipped no rows: nothing to refuse"; }
 meta=$(ls -d ckpt/chk-* | sort -t- -k2 -n | tail -1)/_metadata
 grep -aqF 'top1 skip: right $1 DESC NULLS LAST, $2 ASC' "$meta" || fail "the join's fingerprint does not name what it did not store"
@@ -562,7 +568,7 @@ rm -rf ckpt
 sed "1s/^/SET 'weir.join.top1-skip' = 'false';\n/" top1.sql > top1_off.sql
 "$WEIR" run top1_off.sql > first.txt 2> log || { cat log; fail "the Top-1 join job without skipping failed"; }
 grep -q "neither joined nor stored" log && fail "the job with 'weir.join.top1-skip' = 'false' skipped rows"
-cp oin2.csv oin/2.csv; cp min2.csv min/2.csv
+cp o2.csv oin/2.csv; cp m2.csv min/2.csv
 "$WEIR" run top1.sql > second.txt 2> log || { cat log; fail "a join that stored every row was refused by the skipping one"; }
 grep -q "restoring from checkpoint" log || { cat log; fail "the skipping job did not restore the checkpoint"; }
 grep -q "neither joined nor stored" log || { cat log; fail "the restored skipping job skipped no rows"; }
