@@ -237,7 +237,7 @@ def stop_mid_input(case, opts):
 
 
 def skipped(text):
-    return sum(int(n) for n in re.findall(r"summary: operator Join \(task \d+\): (\d+) rows? not joined", text))
+    return sum(int(n) for n in re.findall(r"summary: operator Join \(task \d+\): (\d+) rows? neither joined nor stored", text))
 
 
 def compare(what, want, got):

@@ -28,6 +28,11 @@
  * after the restore too. Another, "rank rows" of a
  * Top-N or deduplication, in a checkpoint written while they kept each
  * row whole: they re-encode them after the restore (weir__op_on_restored).
+ * Another, "top1 skip" of a join, in a checkpoint of a join that stored
+ * every row (no Top-1 linked, or 'weir.join.top1-skip' off): a superset
+ * of what the linked join keeps. The reverse is refused: a join that did
+ * not store the rows below its Top-1's kept row restores only into a join
+ * linked the same way (the same side, columns and order).
  * Another, "partial rows" of the
  * global phase of a two-phase aggregation, in a checkpoint written while
  * the local phase serialised every partial accumulator: its state is the
@@ -129,6 +134,14 @@ static bool row_log_1(const char *ck, size_t cl, const char *now, size_t nl, boo
     return true;
 }
 
+/* Whether field, in the job's fingerprint and missing from the
+ * checkpoint's, is a join's "top1 skip": the checkpoint's join stored
+ * every row, a superset of what this one keeps. Not a mismatch. */
+static bool all_rows_stored(const char *field)
+{
+    return strcmp(field, WEIR__TOP1_SKIP_FIELD) == 0;
+}
+
 /* Whether field is name or "name of input N". */
 static bool is_field(const char *field, const char *name)
 {
@@ -211,12 +224,19 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
             const char *o = fp_value(to, field, &ol);
             bool same = names_by_origins(field, from, to) || (o && ol == vl && memcmp(o, v, vl) == 0) ||
                         (o && from_is_ckpt && !strcmp(field, WEIR__ROW_LOG_FIELD) && row_log_1(v, vl, o, ol, NULL));
-            if (from_is_ckpt && !same)
+            const char *sp = memchr(v, ' ', vl); /* "top1 skip": the side first */
+            if (from_is_ckpt && !same && all_rows_stored(field))
+                weir_buf_printf(out,
+                                "%sits %.*s rows below the kept row of the Top-1 after it were not stored "
+                                "(%s %.*s in the checkpoint, %s%.*s now): this job does not rank them the same way",
+                                out->len ? ", " : "", sp ? (int)(sp - v) : (int)vl, v, field, (int)vl, v,
+                                o ? "" : "none", o ? (int)ol : 0, o ? o : "");
+            else if (from_is_ckpt && !same)
                 weir_buf_printf(out, "%s%s %.*s in the checkpoint, %s%.*s now",
                                 out->len ? ", " : "", field, (int)vl, v,
                                 o ? "" : "none", o ? (int)ol : 0, o ? o : "");
             else if (!from_is_ckpt && !o && !canonical_rows(field, v, vl) && !map_rows(field) && !whole_rank_rows(field) &&
-                     !serialised_partials(field, v, vl) && !unrecorded(field))
+                     !all_rows_stored(field) && !serialised_partials(field, v, vl) && !unrecorded(field))
                 weir_buf_printf(out, "%s%s none in the checkpoint, %.*s now",
                                 out->len ? ", " : "", field, (int)vl, v);
         }

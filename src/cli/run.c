@@ -291,7 +291,7 @@ typedef struct op_sum {
     uint64_t skipped, dead_letter; /* bad records of a source */
     uint64_t late, late_routed;    /* window: late rows, of which routed */
     uint64_t late_dropped;         /* other operators: late rows dropped */
-    uint64_t top1_skipped;         /* joins: rows their Top-1 would drop, not joined */
+    uint64_t top1_skipped;         /* joins: rows their Top-1 would drop, neither joined nor stored */
     bool source, sink;
 } op_sum;
 
@@ -395,7 +395,8 @@ static void report_summary(weir_job *job, double secs)
             weir_cli_log(WEIR_LOG_WARN, "summary: operator %s: %" PRIu64 " late row%s routed to the late-records table",
                          op, routed, plural(routed));
         if (b->v[i].top1_skipped)
-            weir_cli_log(WEIR_LOG_INFO, "summary: operator %s: %" PRIu64 " row%s not joined (its Top-1 would drop them)",
+            weir_cli_log(WEIR_LOG_INFO,
+                         "summary: operator %s: %" PRIu64 " row%s neither joined nor stored (its Top-1 would drop them)",
                          op, b->v[i].top1_skipped, plural(b->v[i].top1_skipped));
     }
     weir_free(b);

@@ -1672,18 +1672,20 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             return rc;
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
-    /* Every pair it would make the Top-1 after it drops: only stored (its row log, below) for
-     * the other side's rows still to come, neither looked up against them nor joined. */
-    bool skip = j->hint && top1_drops(j, s, kind, khash, key, klen, in, r);
+    /* Every pair it makes, now or with a row of the other side still to come, has its sort key
+     * and the Top-1 after it (the join's only consumer) drops it: neither joined nor stored
+     * (ops/top1_hint.h; the fingerprint's "top1 skip" says the state lacks such rows). */
+    if (j->hint && top1_drops(j, s, kind, khash, key, klen, in, r))
+        return 0;
     rc = weir_op_set_key_hashed(ctx, key, klen, khash);
-    if (rc || (!skip && (rc = gather(j, ctx, s, in, r, false))))
+    if (rc || (rc = gather(j, ctx, s, in, r, false)))
         return rc;
     bool inner = c->type == WEIR_JOIN_INNER;
     weir_ts ts = in->ts[r];
     /* (Batched: not known yet, and needed only for an outer side's associations;
      * an inner join's row stores what it stores whatever its matches.) */
     int64_t matched = 0;
-    for (uint32_t i = 0; i < j->n_refs && !j->batched && !skip; i++)
+    for (uint32_t i = 0; i < j->n_refs && !j->batched; i++)
         if (j->core.sel[i])
             matched += j->refs[i].count;
     /* this row's own entry: its time first (whether it is stored at all) */
@@ -1727,7 +1729,7 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
     if (bounded && store && own.count == 1 &&
         (rc = expq_add(j, s, round_up(expiry, c->bound_step_ms), key, (uint32_t)klen, khash)))
         return rc;
-    if (j->batched || skip)
+    if (j->batched)
         return 0;
     if (matched == 0) {
         /* An interval join pads a row only when it expires unmatched (append-only output). */

@@ -13,10 +13,14 @@
  * of a join chained before it (same subtask, only Calcs of plain column
  * references between) and orders by columns of one join input only, a
  * row of that input strictly worse than what the Top-1 keeps for its key
- * produces only output rows that the Top-1 drops: the join stores it
- * (rows of the other side still to come must find it) but neither probes
- * the other side nor builds a pair (Nexmark q9: the bids of an auction
- * that a higher bid already won).
+ * produces only output rows that the Top-1 drops, and so does every pair
+ * it would make with a row of the other side still to come (the pair has
+ * its sort key; the kept row only gets better): the join neither probes
+ * the other side nor builds a pair nor stores it (Nexmark q9: the bids of
+ * an auction that a higher bid already won). Its state then lacks rows
+ * that only this Top-1 could do without: its fingerprint names the link
+ * ("top1 skip", runtime/checkpoint.h), and a checkpoint restores only into
+ * a join linked the same way.
  *
  * The link (weir__top1_link, made by the planner, shared by the join's and
  * the Top-1's configuration) says which join input and which of its

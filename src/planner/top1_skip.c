@@ -60,6 +60,21 @@ static int join_upstream(const weir_job *job, int node, uint32_t *cols, uint32_t
     }
 }
 
+/*
+ * The join's fingerprint says that its state lacks the rows of side l->side below the Top-1's
+ * kept row ("top1 skip: right $2 DESC, $3 ASC NULLS LAST", runtime/checkpoint.h): a checkpoint
+ * of it restores only into a job whose join skips for the same order.
+ */
+static int describe_skip(weir_job *job, int jn, const weir__top1_link *l)
+{
+    char v[32 + WEIR_KEY_MAX_COLS * 32];
+    size_t n = (size_t)snprintf(v, sizeof v, "%s", l->side ? "right" : "left");
+    for (uint32_t i = 0; i < l->n_order && n < sizeof v; i++)
+        n += (size_t)snprintf(v + n, sizeof v - n, "%s $%u %s%s", i ? "," : "", l->cols[i], l->desc[i] ? "DESC" : "ASC",
+                              l->nulls_last[i] ? " NULLS LAST" : "");
+    return weir_job_describe_state(job, (weir_stream){.node = jn}, WEIR__TOP1_SKIP_FIELD, v);
+}
+
 int plan_top1_skip(plan_ctx *pc, const rel *r, weir_rank_config *rk, weir_sql_loc loc, int *join_node, int *side)
 {
     *join_node = -1;
@@ -116,6 +131,12 @@ int plan_top1_skip(plan_ctx *pc, const rel *r, weir_rank_config *rk, weir_sql_lo
         l->nulls_last[i] = rk->nulls_last[i];
     }
     int rc = weir__join_set_top1(&weir__job_node(pc->job, jn)->op, l);
+    if (rc == WEIR_EINVAL) {
+        weir__top1_link_unref(l);
+        return 0;
+    }
+    if (!rc)
+        rc = describe_skip(pc->job, jn, l); /* failing, the job is not planned at all */
     if (!rc) {
         rk->top1_link = l; /* the rank's spec takes its own reference: the caller drops this one */
         *join_node = jn;
@@ -123,5 +144,5 @@ int plan_top1_skip(plan_ctx *pc, const rel *r, weir_rank_config *rk, weir_sql_lo
     } else {
         weir__top1_link_unref(l);
     }
-    return rc == WEIR_EINVAL ? 0 : rc;
+    return rc;
 }

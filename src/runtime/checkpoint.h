@@ -334,6 +334,12 @@ bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx);
  * bounded side) is re-encoded after the restore (weir__op_on_restored). */
 #define WEIR__ROW_LOG_FIELD "row log"
 #define WEIR__ROW_LOG "2"
+/* The fingerprint field of a join linked to the Top-1 after it (planner/top1_skip.c): the side
+ * whose rows strictly worse than the Top-1's kept row are neither joined nor stored, and the
+ * Top-1's order as that side's columns ("top1 skip: right $2 DESC, $3 ASC NULLS LAST"). Such a
+ * join's state lacks those rows: a checkpoint with it restores only into a join with the same
+ * link; one without it (every row stored) restores into any (checkpoint/compat.c). */
+#define WEIR__TOP1_SKIP_FIELD "top1 skip"
 /* Marks whether the checkpoint restored into node keeps its row logs in the first format
  * (checkpoint/compat.c), and then whether side s's elements begin with the row's time there
  * (timed[s]: "left+time", "right+time"; the side may be bounded or not now); before the job
