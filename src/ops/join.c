@@ -256,6 +256,7 @@ typedef struct join_op {
     weir_buf row;        /* encoded input row */
     weir_buf val;        /* a map value being written */
     row_key *rkeys;   /* the join key of each row of the batch at hand */
+    uint32_t *live;   /* the rows of the batch its Top-1 does not drop (join_process) */
     uint32_t rkeys_cap;
     weir_buf keys;    /* their bytes */
     uint64_t *n_expired;
@@ -818,6 +819,7 @@ static void join_close(void *op)
     weir_free(j->from);
     weir_free(j->refs);
     weir_free(j->rkeys);
+    weir_free(j->live);
     weir_buf_fini(&j->keys);
     weir_buf_fini(&j->hint_sk);
     for (int s = 0; s < 2; s++) {
@@ -1672,11 +1674,6 @@ static int apply_row(join_op *j, weir_op_ctx *ctx, int s, const weir_batch *in, 
             return rc;
         return emit_padded(j, ctx, s, 0, 1, accumulate ? WEIR_ROW_INSERT : WEIR_ROW_DELETE, in->ts[r]);
     }
-    /* Every pair it makes, now or with a row of the other side still to come, has its sort key
-     * and the Top-1 after it (the join's only consumer) drops it: neither joined nor stored
-     * (ops/top1_hint.h; the fingerprint's "top1 skip" says the state lacks such rows). */
-    if (j->hint && top1_drops(j, s, kind, khash, key, klen, in, r))
-        return 0;
     rc = weir_op_set_key_hashed(ctx, key, klen, khash);
     if (rc || (rc = gather(j, ctx, s, in, r, false)))
         return rc;
@@ -1950,6 +1947,10 @@ static int batch_keys(join_op *j, int input, const weir_batch *in)
         if (!k)
             return WEIR_ENOMEM;
         j->rkeys = k;
+        uint32_t *l = weir_realloc(j->live, (size_t)in->n_rows * sizeof *l);
+        if (!l)
+            return WEIR_ENOMEM;
+        j->live = l;
         j->rkeys_cap = in->n_rows;
     }
     weir_buf *b = &j->keys;
@@ -1990,14 +1991,32 @@ static int join_process(void *op, weir_op_ctx *ctx, int input, const weir_batch 
     weir_state *const *st = j->core.st;
     const row_key *rk = j->rkeys;
     uint32_t n = in->n_rows;
-    for (uint32_t r = 0; r < n && r < PF_SLOT; r++)
-        weir__states_prefetch(st, 2, &rk[r].hash, NULL);
-    for (uint32_t r = 0; r < n; r++) {
-        weir__states_prefetch(st, 2, r + PF_SLOT < n ? &rk[r + PF_SLOT].hash : NULL,
-                              r + PF_REC < n ? &rk[r + PF_REC].hash : NULL);
-        if ((rc = apply_row(j, ctx, input, in, r)))
+    /* The rows whose every pair, now or with a row of the other side still to come, has their
+     * sort key and the Top-1 after it (the join's only consumer) drops: neither joined nor
+     * stored, their state not even prefetched (ops/top1_hint.h; the fingerprint's "top1 skip"
+     * says the state lacks such rows). Decided on the hint as the batch starts: the Top-1 sees
+     * this batch's pairs only as they are sent, so a row kept here that a later hint would
+     * drop is joined, as without the skip. */
+    const uint32_t *rows = NULL; /* NULL: every row */
+    if (j->hint && input == j->conf->top1->side) {
+        uint32_t m = 0;
+        for (uint32_t r = 0; r < n; r++)
+            if (!top1_drops(j, input, (weir_row_kind)in->kind[r], rk[r].hash, j->keys.data + rk[r].off, rk[r].len,
+                            in, r))
+                j->live[m++] = r;
+        rows = j->live;
+        n = m;
+    }
+#define ROW(i) (rows ? rows[i] : (i))
+    for (uint32_t i = 0; i < n && i < PF_SLOT; i++)
+        weir__states_prefetch(st, 2, &rk[ROW(i)].hash, NULL);
+    for (uint32_t i = 0; i < n; i++) {
+        weir__states_prefetch(st, 2, i + PF_SLOT < n ? &rk[ROW(i + PF_SLOT)].hash : NULL,
+                              i + PF_REC < n ? &rk[ROW(i + PF_REC)].hash : NULL);
+        if ((rc = apply_row(j, ctx, input, in, ROW(i))))
             return rc;
     }
+#undef ROW
     return j->batched ? settle(j, ctx) : weir__join_core_flush(&j->core, ctx);
 }
 
