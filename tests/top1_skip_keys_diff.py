@@ -229,7 +229,7 @@ def run_case(case):
             if ex.returncode:
                 return [diffrun.failed_run(ex)]
             linked = "skips for Join" in ex.stdout
-            n = sum(int(x) for x in re.findall(r"summary: operator Join \(task \d+\): (\d+) rows? not joined", p.stderr))
+            n = sum(int(x) for x in re.findall(r"summary: operator Join \(task \d+\): (\d+) rows? (?:not joined|neither joined nor stored)", p.stderr))
             case.counts["cases linked"] += linked
             case.counts["rows skipped by the joins"] += n
             if n and not linked:
