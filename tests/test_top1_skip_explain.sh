@@ -83,11 +83,16 @@ check computed_order none - "$(top1 o.id 'm.p + 1' 'o JOIN m ON o.id = m.k')"
 check right_key none - "$(top1 o.id 'm.p DESC' 'm JOIN o ON m.k = o.id')"
 interval="o JOIN m ON o.id = m.k AND m.ts BETWEEN o.ts AND o.ts + INTERVAL '1' MINUTE"
 check interval none - "$(top1 o.id 'm.p DESC' "$interval")"
-# a value that is no boolean: a clear error naming the option
+# a value that is no boolean: a clear error naming the option, with a Top-1 to link and without
 printf "SET 'weir.join.top1-skip' = 'maybe';\n%s\n%s\n" "$ddl" "$(top1 o.id 'm.p DESC' 'o JOIN m ON o.id = m.k')" >bad.sql
-if "$weir" explain bad.sql >bad.out 2>&1 || ! grep -q "weir.join.top1-skip: expected true or false, not 'maybe'" bad.out; then
-  echo "FAIL bad_option: $(cat bad.out)"
-  fail=1
-fi
+printf "SET 'weir.join.top1-skip' = 'maybe';\n%s\nINSERT INTO out4 SELECT o.id, o.a, m.p, m.t FROM o JOIN m ON o.id = m.k;\n" \
+  "$ddl" >bad_no_top1.sql
+for bad in bad bad_no_top1; do
+  if "$weir" explain $bad.sql >$bad.out 2>&1 ||
+    ! grep -q "$bad.sql:1:[0-9]*: error: SET weir.join.top1-skip: expected 'true' or 'false', got 'maybe'" $bad.out; then
+    echo "FAIL $bad option: $(cat $bad.out)"
+    fail=1
+  fi
+done
 [ $fail -eq 0 ] && echo "top1_skip_explain: all shapes as expected"
 exit $fail

@@ -230,7 +230,9 @@ int plan_job_config(plan_ctx *pc, weir_job_config *cfg, weir_error *err)
             return weir_error_set(err, WEIR_EINVAL, "%s: expected 'hashmap' or 'rocksdb', got '%s'", pc->cfg_bad, v);
         }
     }
-    static const char *const bools[] = {"table.optimizer.reuse-sub-plan-enabled", "table.optimizer.reuse-source-enabled"};
+    /* (weir.join.top1-skip: read where a Top-1 is planned, checked here for every job) */
+    static const char *const bools[] = {"table.optimizer.reuse-sub-plan-enabled", "table.optimizer.reuse-source-enabled",
+                                        "weir.join.top1-skip"};
     for (size_t i = 0; i < sizeof bools / sizeof *bools; i++) {
         bool b;
         if ((v = plan_config(pc, bools[i])) && weir_option_parse_bool(v, &b)) {
