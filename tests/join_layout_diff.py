@@ -93,15 +93,11 @@ import base64
 import collections
 import datetime
 import decimal
-import glob
 import json
 import math
 import os
 import re
-import signal
-import subprocess
 import sys
-import time
 from decimal import Decimal
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
@@ -545,51 +541,6 @@ def write_changes(case, side, cols, changes, name):
                                 "op": op}) + "\n")
 
 
-def completed(case):
-    return {int(m.group(1)) for m in (re.search(r"chk-(\d+)/_metadata$", p)
-                                      for p in glob.glob(case.path("ckpt", "chk-*", "_metadata"))) if m}
-
-
-def first_read(case):
-    """Whether the newest checkpoint holds both inputs' first files read whole."""
-    done = completed(case)
-    if not done:
-        return False
-    shown = case.run_weir(["inspect", case.path("ckpt", "chk-%d" % max(done))])
-    splits = re.findall(r"source split (\S+): (\w+)", shown.stdout or "")
-    first = [st for sid, st in splits if sid.endswith("part0.json")]
-    return shown.returncode == 0 and len(first) == 2 and all(st == "finished" for st in first)
-
-
-def stop_mid_input(case, par, batch):
-    """Runs the watched job until a checkpoint holds the first files read
-    whole, then stops it (SIGTERM: a final checkpoint). None, or a problem;
-    "skip" when no such checkpoint came in time."""
-    cmd = ["run", "watched.sql", "-D", "state.checkpoints.dir=ckpt", "-D",
-           "execution.checkpointing.interval=%dms" % case.rng.choice([20, 50])]
-    cmd += diffrun.engine_options(case, par, batch, case.rng.random() < 0.4)
-    with open(case.path("run0.log"), "w") as lf:
-        p = subprocess.Popen([case.weir] + cmd, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=lf)
-    try:
-        end = time.time() + 60
-        while time.time() < end and p.poll() is None and not first_read(case):
-            time.sleep(0.1)
-        if p.poll() is not None:
-            return "the watched run ended on its own (%s): %s" % (p.returncode, open(case.path("run0.log")).read()[-600:])
-        if time.time() >= end:
-            return "skip"
-        p.send_signal(signal.SIGTERM)
-        rc = p.wait(timeout=120)
-        text = open(case.path("run0.log")).read()
-        if rc != 143 or "final checkpoint" not in text:
-            return "SIGTERM exited %s without a final checkpoint: %s" % (rc, text[-600:])
-        return None
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-
-
 def run_case(case):
     rng = case.rng
     n_l, n_r = rng.randint(0, 30), rng.randint(0, 30)
@@ -642,7 +593,7 @@ def run_case(case):
         write_rows(case, "l", sides["l"], lrows[:cut_l], "part0.json")
         write_rows(case, "r", sides["r"], rrows[:cut_r], "part0.json")
         case.write("watched.sql", job_sql(case, sides, queries, True))
-        problem = stop_mid_input(case, par, batch)
+        problem = diffrun.stop_mid_input(case, diffrun.engine_options(case, par, batch, case.rng.random() < 0.4))
         if problem == "skip":
             case.counts["skipped (no checkpoint with the first files read in 60 s)"] += 1
             return []

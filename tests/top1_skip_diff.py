@@ -52,15 +52,11 @@ WEIR_TOP1SKIP_JOB=i runs one case (defaults: 24 cases, 10 under ASan).
 
 import collections
 import datetime
-import glob
 import json
 import os
 import random
 import re
-import signal
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
 import diffrun  # noqa: E402
@@ -205,48 +201,6 @@ def write_rows(case, side, rows, name):
     os.rename(tmp, case.path(side, name))
 
 
-def first_read(case):
-    """Whether the newest completed checkpoint holds both inputs' first files read whole."""
-    done = [int(mt.group(1)) for mt in (re.search(r"chk-(\d+)/_metadata$", p)
-                                        for p in glob.glob(case.path("ckpt", "chk-*", "_metadata"))) if mt]
-    if not done:
-        return False
-    shown = case.run_weir(["inspect", case.path("ckpt", "chk-%d" % max(done))])
-    splits = re.findall(r"source split (\S+): (\w+)", shown.stdout or "")
-    first = [st for sid, st in splits if sid.endswith("part0.json")]
-    return shown.returncode == 0 and len(first) == 2 and all(st == "finished" for st in first)
-
-
-def stop_mid_input(case, opts):
-    """Runs the watched job until a checkpoint holds the first files read whole, then stops it
-    (SIGTERM: a final checkpoint). None, a problem, or "skip" when no such checkpoint came."""
-    # a checkpoint every 100 ms, the last 50 kept: `weir inspect` (slow under a sanitizer or load)
-    # must find the one it reads still there (kept one, under ASan it never did: every such case
-    # waited its 60 s and was skipped)
-    cmd = ["run", "watched.sql", "-D", "state.checkpoints.dir=ckpt", "-D", "execution.checkpointing.interval=100ms",
-           "-D", "state.checkpoints.num-retained=50"]
-    with open(case.path("run0.log"), "w") as lf:
-        p = subprocess.Popen([case.weir] + cmd + opts, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=lf)
-    try:
-        end = time.time() + 60
-        while time.time() < end and p.poll() is None and not first_read(case):
-            time.sleep(0.1)
-        if p.poll() is not None:
-            return "the watched run ended on its own (%s): %s" % (p.returncode, open(case.path("run0.log")).read()[-600:])
-        if time.time() >= end:
-            return "skip"
-        p.send_signal(signal.SIGTERM)
-        rc = p.wait(timeout=120)
-        text = open(case.path("run0.log")).read()
-        if rc != 143 or "final checkpoint" not in text:
-            return "SIGTERM exited %s without a final checkpoint: %s" % (rc, text[-600:])
-        return None
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-
-
 def skipped(text):
     return sum(int(n) for n in re.findall(r"summary: operator Join \(task \d+\): (\d+) rows? neither joined nor stored", text))
 
@@ -295,7 +249,7 @@ def run_case(case):
         write_rows(case, "o", o[:cut_o], "part0.json")
         write_rows(case, "m", m[:cut_m], "part0.json")
         case.write("watched.sql", job_sql(case, ktype, queries, "on", True))
-        problem = stop_mid_input(case, diffrun.engine_options(case, par, batch, rocksdb))
+        problem = diffrun.stop_mid_input(case, diffrun.engine_options(case, par, batch, rocksdb))
         if problem == "skip":
             case.counts["skipped (no checkpoint with the first files read in 60 s)"] += 1
             return problems

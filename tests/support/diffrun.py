@@ -32,11 +32,14 @@ closing line.
 import argparse
 import collections
 import concurrent.futures
+import glob
 import json
 import multiprocessing
 import os
 import random
+import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -280,6 +283,50 @@ def main(name, run_case, jobs_env, jobs, asan_jobs=None, one_env=None, unit="cas
     print("%s: %d %s, %d failed%s, %.1f s; seed %d" % (name, done, unit, failed, extra,
                                                      time.time() - t0, seed), flush=True)
     return 1 if failed else 0
+
+
+def first_parts_checkpointed(case, n_inputs=2, name="part0.json"):
+    """Whether the newest completed checkpoint under the case's ckpt/ holds
+    the first file (`name`) of each of n_inputs inputs read whole."""
+    done = [int(m.group(1)) for m in (re.search(r"chk-(\d+)/_metadata$", p)
+                                      for p in glob.glob(case.path("ckpt", "chk-*", "_metadata"))) if m]
+    if not done:
+        return False
+    shown = case.run_weir(["inspect", case.path("ckpt", "chk-%d" % max(done))])
+    splits = re.findall(r"source split (\S+): (\w+)", shown.stdout or "")
+    first = [st for sid, st in splits if sid.endswith(name)]
+    return shown.returncode == 0 and len(first) == n_inputs and all(st == "finished" for st in first)
+
+
+def stop_mid_input(case, opts, ready=first_parts_checkpointed, sql="watched.sql", wait_s=60):
+    """Runs `weir run sql` (a job whose sources watch their folders) with
+    checkpoints into the case's ckpt/ until ready(case), then stops it with
+    SIGTERM (a final checkpoint). None; a problem; or "skip" when ready did
+    not come in wait_s seconds. A checkpoint every 100 ms, the last 50 kept:
+    `weir inspect` (slow under a sanitizer or load) must still find the one
+    it reads (with one kept it never did under ASan)."""
+    cmd = ["run", sql, "-D", "state.checkpoints.dir=ckpt", "-D", "execution.checkpointing.interval=100ms",
+           "-D", "state.checkpoints.num-retained=50"]
+    with open(case.path("run0.log"), "w") as lf:
+        p = subprocess.Popen([case.weir] + cmd + opts, cwd=case.folder, stdout=subprocess.DEVNULL, stderr=lf)
+    try:
+        end = time.time() + wait_s
+        while time.time() < end and p.poll() is None and not ready(case):
+            time.sleep(0.1)
+        if p.poll() is not None:
+            return "the watched run ended on its own (%s): %s" % (p.returncode, open(case.path("run0.log")).read()[-600:])
+        if time.time() >= end:
+            return "skip"
+        p.send_signal(signal.SIGTERM)
+        rc = p.wait(timeout=120)
+        text = open(case.path("run0.log")).read()
+        if rc != 143 or "final checkpoint" not in text:
+            return "SIGTERM exited %s without a final checkpoint: %s" % (rc, text[-600:])
+        return None
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
 
 
 def engine_options(case, parallelism, batch=None, rocksdb=False):
