@@ -51,12 +51,12 @@ start() {
         -D execution.checkpointing.interval=150ms "$@"
 }
 newest() { ls "$1"/process-"$2" 2> /dev/null | sed -n 's/^chk-\([0-9]*\)$/\1/p' | sort -n | tail -1; }
-# kill both once each wrote its part of checkpoint 3 (1 is complete
-# everywhere by then), or after 30 s; CKDIR0 CKDIR1
-third() { [ "$(newest "$1" 0)" -ge 3 ] 2> /dev/null && [ "$(newest "$2" 1)" -ge 3 ] 2> /dev/null; }
+# kill both once each wrote its part of checkpoint N (3 unless given; 1
+# is complete everywhere by then), or after 30 s; CKDIR0 CKDIR1 [N]
+past() { [ "$(newest "$1" 0)" -ge "$3" ] 2> /dev/null && [ "$(newest "$2" 1)" -ge "$3" ] 2> /dev/null; }
 kill_after_checkpoint() {
-    local d0=${1:-ck} d1=${2:-ck}
-    cluster_until 300 third "$d0" "$d1" || fail "no checkpoint in 30 s"
+    local d0=${1:-ck} d1=${2:-ck} n=${3:-3}
+    cluster_until 300 past "$d0" "$d1" "$n" || fail "no checkpoint $n in 30 s"
     kill -9 "${pids[0]}" "${pids[1]}" 2> /dev/null
     wait "${pids[0]}" "${pids[1]}" 2> /dev/null
     pids=(0 0)
@@ -184,7 +184,13 @@ SQL
 }
 aggjob 1
 start rb 0; start rb 1
-kill_after_checkpoint
+# killed two checkpoints after the first that committed rows: on a loaded
+# machine the first checkpoints can complete before any row flowed, and a
+# restore from one whose aggregation and exchange held nothing rightly
+# leaves them out and runs to the end (seen in a CI run: both exited 0)
+committed() { cat out/part-* 2> /dev/null | grep -q .; }
+cluster_until 300 committed || fail "keyed aggregation: no rows committed in 30 s"
+kill_after_checkpoint ck ck $(($(newest ck 0) + 2))
 aggjob 0
 start rb 0; start rb 1
 both_refuse "keyed aggregation removed"
