@@ -39,7 +39,10 @@ sink, in one `weir run` at parallelism 1, 2 or 4, batches of 1, 2, 3, 7 or
 emitted as -U at its old rank is emitted as +U at the next one from the
 batch sent before), on the heap or RocksDB, with or without
 table.exec.state.ttl (an hour: nothing expires, the values carry the TTL
-clock).
+clock). In about three cases in ten the job (its sinks debezium-json files
+then, which keep a change's sign but not its kind) is stopped with a
+checkpoint once a first part of the input is read, and restored at another
+parallelism for the rest.
 
 The model (docs/sql.md, "Top-N and deduplication", "Top-N over an updating
 input"): per partition, the rows in rank order, equal ORDER BY values in
@@ -301,28 +304,35 @@ def compare(what, want, got):
     return problems
 
 
-def job_sql(case, ktype, queries, retract):
+def job_sql(case, ktype, queries, retract, files=False, watched=False):
+    """The job: its sinks print (files: debezium-json files in o<i>), its
+    source reads its folder once (watched: and watches it for more)."""
+    watch = ", 'source.monitor-interval' = '20ms'" if watched else ""
     if retract:
         src = ("CREATE TABLE t (id INT, k %s, v INT, w BIGINT, s1 STRING, s2 STRING, s3 STRING, s4 STRING, "
-               "ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'debezium-json');" % ktype)
+               "ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'debezium-json'%s);"
+               % (ktype, watch))
     else:
         src = ("CREATE TABLE t (id INT, k %s, v INT, w BIGINT, s1 STRING, s2 STRING, s3 STRING, s4 STRING, "
                "ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
-               "WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'json');" % ktype)
+               "WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = 'json'%s);" % (ktype, watch))
     sql = ["-- topn_corner_diff seed %d case %d" % (case.seed, case.index), src]
     for i, q in enumerate(queries):
+        sink = ("'connector' = 'filesystem', 'path' = 'o%d', 'format' = 'debezium-json'" % i if files
+                else "'connector' = 'print', 'print-identifier' = 'q%d'" % i)
         sql.append("CREATE TABLE o%d (k %s, id INT, v INT, w BIGINT, s1 STRING, s2 STRING, s3 STRING, s4 STRING%s) "
-                   "WITH ('connector' = 'print', 'print-identifier' = 'q%d');"
-                   % (i, ktype, ", rn BIGINT" if q["with_rank"] else "", i))
+                   "WITH (%s);" % (i, ktype, ", rn BIGINT" if q["with_rank"] else "", sink))
     sql.append("EXECUTE STATEMENT SET BEGIN")
     sql += ["  INSERT INTO o%d %s;" % (i, query_sql(q)) for i, q in enumerate(queries)]
     sql.append("END;")
     return "\n".join(sql) + "\n"
 
 
-def write_input(case, stream, retract):
+def write_input(case, stream, retract, name="part0.json"):
+    """The stream into in/<name> (written aside, then renamed: a watching
+    source never reads half a file)."""
     os.makedirs(case.path("in"), exist_ok=True)
-    with open(case.path("in", "part0.json"), "w") as f:
+    with open(case.path("in", "." + name), "w") as f:
         i = 0
         while i < len(stream):
             kind, row = stream[i]
@@ -338,6 +348,27 @@ def write_input(case, stream, retract):
                 f.write(json.dumps({"before": r, "after": after, "op": "u"}) + "\n")
                 i += 1
             i += 1
+    os.rename(case.path("in", "." + name), case.path("in", name))
+
+
+def file_changes(case, queries):
+    """Per query, per partition, the changes its debezium-json files hold, in
+    order (the files of both runs of a restored case: the restored run's were
+    written after the first's), each as a print line's kind and fields would
+    be: a create (+I, +U) as "+", a delete (-U, -D) as "-"."""
+    got = [collections.defaultdict(list) for _ in queries]
+    names = COLS + ["rn"]
+    for i, q in enumerate(queries):
+        folder = case.path("o%d" % i)
+        for op, row in diffrun.debezium_changes(folder, diffrun.committed_files(folder)):
+            fields = tuple(shown(row[c]) for c in names if c in row)
+            got[i][tuple(fields[COLS.index(c)] for c in q["part"])].append(("+" if op == "c" else "-", fields))
+    return got
+
+
+def signs(changes):
+    """Changes with their kinds as the debezium-json files keep them."""
+    return {p: [(k[0], row) for k, row in ch] for p, ch in changes.items()}
 
 
 def run_case(case):
@@ -354,17 +385,49 @@ def run_case(case):
         ", RocksDB" if rocksdb else "", ", TTL 1 h" if ttl else "")
     case.counts["retracting cases"] += retract
     case.counts["cases with batches of 1 to 3 rows"] += batch <= 3
-    write_input(case, stream, retract)
-    case.write("job.sql", job_sql(case, ktype, queries, retract))
-    opts = diffrun.engine_options(case, par, batch, rocksdb) + (["-D", "table.exec.state.ttl=1 h"] if ttl else [])
-    p = case.run_weir(["run", "job.sql"] + opts)
+    ttl_opt = ["-D", "table.exec.state.ttl=1 h"] if ttl else []
+    # stopped with a checkpoint after a first part of the input, restored at another parallelism for
+    # the rest; a cut never between an update's -U and +U (one debezium record)
+    cuts = [i for i in range(1, len(stream)) if stream[i][0] != "+U"]
+    restore = rng.random() < 0.3 and bool(cuts)
+    if restore:
+        cut = rng.choice(cuts)
+        case.note = case.note[:-1] + ", stopped after %d rows and restored)" % cut
+        write_input(case, stream[:cut], retract)
+        case.write("watched.sql", job_sql(case, ktype, queries, retract, files=True, watched=True))
+        problem = diffrun.stop_mid_input(case, diffrun.engine_options(case, par, batch, rocksdb) + ttl_opt,
+                                         ready=lambda c: diffrun.first_parts_checkpointed(c, n_inputs=1))
+        if problem == "skip":
+            case.counts["restores skipped (no checkpoint with the first part read in 60 s)"] += 1
+            return []
+        if problem:
+            return [problem]
+        write_input(case, stream[cut:], retract, "part1.json")
+        par = rng.choice([p for p in (1, 2, 4) if p != par])
+        case.counts["cases stopped and restored at another parallelism"] += 1
+        case.write("job.sql", job_sql(case, ktype, queries, retract, files=True))
+        ckpt = ["-D", "state.checkpoints.dir=ckpt"]
+    else:
+        write_input(case, stream, retract)
+        case.write("job.sql", job_sql(case, ktype, queries, retract))
+        ckpt = []
+    p = case.run_weir(["run", "job.sql"] + ckpt + diffrun.engine_options(case, par, batch, rocksdb) + ttl_opt)
     if p.returncode:
         return [diffrun.failed_run(p)]
-    got, bad = got_changes(p.stdout, queries)
-    problems = ["unexpected output line: %s" % b[:200] for b in bad[:3]]
+    if restore and "restoring from" not in p.stderr:
+        return ["the second run did not restore the checkpoint: " + p.stderr[-600:]]
+    problems = []
+    if restore:
+        try:
+            got = file_changes(case, queries)
+        except ValueError as e:
+            return ["the sinks' files: %s" % e]
+    else:
+        got, bad = got_changes(p.stdout, queries)
+        problems = ["unexpected output line: %s" % b[:200] for b in bad[:3]]
     for i, q in enumerate(queries):
         want = expected(q, stream, retract)
-        problems += compare("q%d (%s)" % (i, query_sql(q)), want, got[i])
+        problems += compare("q%d (%s)" % (i, query_sql(q)), signs(want) if restore else want, got[i])
         case.counts["queries"] += 1
         case.counts["LIMIT queries"] += q["limit"]
         case.counts["deduplications"] += q["dedup"]
