@@ -6,7 +6,8 @@
 # or not, deduplication; append-only and debezium-json (retracting) input
 # with retractions of rows not kept; ties, NULLs, empty, long (over 16 KiB)
 # and many strings; batches of 1 to 7 rows (output batches sent between a
-# row's -U and +U), RocksDB, TTL, parallelism 1/2/4.
+# row's -U and +U), RocksDB, TTL, parallelism 1/2/4; three cases in ten
+# stopped with a checkpoint mid-input and restored at another parallelism.
 # Bounded: WEIR_TOPNC_JOBS cases (default 120; 25 under ASan), at most
 # WEIR_TOPNC_ROWS rows each (default 300). The seed is printed;
 # WEIR_SEED=S replays a run, WEIR_TOPNC_JOB=i one case of it. Failing cases
