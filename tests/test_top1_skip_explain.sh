@@ -6,7 +6,8 @@
 # it off for each one that does not (state TTL, an outer join, an updating
 # input, N > 1, a rank range from 2, ORDER BY columns of both sides, a
 # partition other than the join key or a computed one, an interval join,
-# the option off), and the job graph chains the join to the Rank.
+# the option off, a job run by several processes), and the job graph
+# chains the join to the Rank.
 set -u
 weir=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 work=$(mktemp -d)
@@ -68,6 +69,9 @@ check parallel skip right "$(top1 o.id 'm.p DESC' 'o JOIN m ON o.id = m.k')" "SE
 # the shapes that do not
 check ttl none - "$(top1 o.id 'm.p DESC' 'o JOIN m ON o.id = m.k')" "SET 'table.exec.state.ttl' = '1 h';"
 check option_off none - "$(top1 o.id 'm.p DESC' 'o JOIN m ON o.id = m.k')" "SET 'weir.join.top1-skip' = 'false';"
+# a job run by several processes: the exchange into the Top-1 is a repartition topic, never chained
+check cluster none - "$(top1 o.id 'm.p DESC' 'o JOIN m ON o.id = m.k')" "SET 'weir.cluster.bootstrap-servers' = 'localhost:9092';"
+check cluster_empty skip right "$(top1 o.id 'm.p DESC' 'o JOIN m ON o.id = m.k')" "SET 'weir.cluster.bootstrap-servers' = '';"
 check left_join none - "$(top1 o.id 'm.p DESC' 'o LEFT JOIN m ON o.id = m.k')"
 check updating_input none - "INSERT INTO out4 SELECT id, a, p, t FROM (SELECT o.id, o.a, c.p, c.t,
     ROW_NUMBER() OVER (PARTITION BY o.id ORDER BY c.p DESC) AS rn FROM o JOIN c ON o.id = c.k) WHERE rn <= 1;"

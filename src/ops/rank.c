@@ -98,8 +98,8 @@ typedef struct kept {
     size_t sklen;
     const uint8_t *row;
     size_t rowlen;
-    uint32_t brow1;
-    uint32_t ogen, orow;
+    uint32_t brow1, orow;
+    uint64_t ogen; /* 64 bits: out_gen never comes back to 0 (at 32, after 2^32 batches, it did) */
     const uint8_t *enc; /* read from a value: where its encoding (sort key, row) starts there; else NULL */
 } kept;
 
@@ -135,7 +135,7 @@ typedef struct rank_op {
     uint8_t *out_w;   /* the byte width of each output column (all of them) */
     bool *varlen;     /* which of the row's columns are strings (heap references) */
     size_t *take_bytes; /* per string column, the bytes of the queued takes' strings (takes_span) */
-    uint32_t out_gen; /* counts the output batches (kept.ogen); 0 is none */
+    uint64_t out_gen; /* counts the output batches (kept.ogen); 0 is none, never reached again */
     /* rows of out still to be written (takes_apply), in emission order (room for a batch each) */
     row_pair *takes;         /* from take_in */
     row_pair *ptakes;        /* from prev */

@@ -12,8 +12,12 @@
  * columns of one join input, whose rows the join keeps in a row log and
  * does not bound. Whether the two then share a hint is the runtime's
  * chaining: only in one subtask (no exchange between them) does the join
- * see what the Top-1 keeps; otherwise it skips nothing.
- * 'weir.join.top1-skip' = 'false' turns it off.
+ * see what the Top-1 keeps; otherwise it skips nothing. A job run by
+ * several processes (weir.cluster.bootstrap-servers set) makes every keyed
+ * exchange a repartition topic (cluster/cluster.h), the one into the
+ * Top-1 too: the two never share a subtask, so no link is made there (the
+ * join stores every row, and EXPLAIN, its fingerprint and the Top-1's
+ * memory say so). 'weir.join.top1-skip' = 'false' turns it off.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +28,7 @@
 #include "runtime/runtime.h"
 
 #define OPTION "weir.join.top1-skip"
+#define CLUSTER_OPTION "weir.cluster.bootstrap-servers" /* set and not empty: a cluster job (cluster.h) */
 
 static bool same_type(weir_type a, weir_type b)
 {
@@ -85,6 +90,10 @@ int plan_top1_skip(plan_ctx *pc, const rel *r, weir_rank_config *rk, weir_sql_lo
                           opt);
     if (!on || rk->retract || rk->window_end_col >= 0 || rk->rank_fn != WEIR_RANK_ROW_NUMBER || rk->rank_start != 1 ||
         rk->rank_end != 1 || rk->state_ttl_ms || !rk->n_order || !rk->partition.n)
+        return 0;
+    /* in a cluster job the exchange into the Top-1 is a repartition topic, never chained */
+    const char *cluster = plan_config(pc, CLUSTER_OPTION);
+    if (cluster && *cluster)
         return 0;
     uint32_t np = rk->partition.n, cols[2 * WEIR_KEY_MAX_COLS];
     memcpy(cols, rk->partition.cols, np * sizeof *cols);
