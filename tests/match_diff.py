@@ -257,8 +257,16 @@ def gen_query(rng):
             "partitioned": partitioned, "measures": measures}
 
 
-def search(q, part, s):
-    """The preferred match from row s: the list of its rows' variables, or None."""
+class Undecided(Exception):
+    """A search from a start needs a row that has not come yet (search's known)."""
+
+
+def search(q, part, s, defines=None, known=None, closed=False):
+    """The preferred match from row s: the list of its rows' variables, or None.
+    defines(i): the DEFINE conditions that judge row i (q's by default).
+    known: only part[:known] has come (more rows may follow): raises
+    Undecided where the preferred match depends on a later row, unless
+    closed (every later row is too late for WITHIN)."""
     terms, asg = q["terms"], []
     ts0 = part[s]["ts_ms"]
 
@@ -268,12 +276,16 @@ def search(q, part, s):
         var, lo, hi, rel, _ = terms[t]
         for take in ((False, True) if rel else (True, False)):
             if take:
-                if (hi is not None and c >= hi) or i >= len(part):
+                if hi is not None and c >= hi:
+                    continue
+                if known is not None and i >= known and not closed:
+                    raise Undecided()
+                if i >= len(part) or (known is not None and i >= known):
                     continue
                 if q["within"] and part[i]["ts_ms"] - ts0 >= q["within"] * 1000:
                     continue
                 asg.append(var)
-                d = q["defines"].get(var)
+                d = (defines(i) if defines else q["defines"]).get(var)
                 if (d is None or d[1](Ctx(part, s, asg)) is True) and go(t, c + 1, i + 1):
                     return True
                 asg.pop()
@@ -288,35 +300,49 @@ class SkipFails(Exception):
     """AFTER MATCH SKIP TO FIRST / LAST v found no row of v after the match's first."""
 
 
-def oracle(q, rows):
+def partitions(q, rows):
+    """{key: its rows in (ts, id) order} ("" for all rows without PARTITION BY)."""
     parts = {}
     for r in rows:
         parts.setdefault(r["k"] if q["partitioned"] else "", []).append(r)
+    return {k: sorted(p, key=lambda r: (r["ts_ms"], r["id"])) for k, p in parts.items()}
+
+
+def measured(q, key, c):
+    """The output row (text) of match c of q in partition key."""
+    vals = ([key] if q["partitioned"] else []) + [m[1](c) for m in q["measures"]]
+    return tuple("null" if v is None else str(v) for v in vals)
+
+
+def resume(q, s, asg):
+    """Where matching resumes after the match asg from row s (AFTER MATCH
+    SKIP); raises SkipFails where the job fails before emitting it."""
+    sk = q["skip"]
+    if sk == "PAST LAST ROW":
+        return s + len(asg)
+    if sk == "TO NEXT ROW":
+        return s + 1
+    v = sk.split()[-1]
+    ix = [s + j for j, a in enumerate(asg) if a == v]
+    nxt = (ix[0] if sk.startswith("TO FIRST") else ix[-1]) if ix else s
+    if nxt <= s:
+        # no row of v, or the match's first row: the job fails there,
+        # before this match is emitted
+        raise SkipFails()
+    return nxt
+
+
+def oracle(q, rows):
     out = []
-    for key, part in parts.items():
-        part = sorted(part, key=lambda r: (r["ts_ms"], r["id"]))
+    for key, part in partitions(q, rows).items():
         s = 0
         while s < len(part):
             asg = search(q, part, s)
             if asg is None:
                 s += 1
                 continue
-            c = Ctx(part, s, asg)
-            vals = ([key] if q["partitioned"] else []) + [f(c) for _, f in q["measures"]]
-            out.append(tuple("null" if v is None else str(v) for v in vals))
-            sk = q["skip"]
-            nxt = s + 1
-            if sk == "PAST LAST ROW":
-                nxt = s + len(asg)
-            elif sk != "TO NEXT ROW":
-                v = sk.split()[-1]
-                ix = [s + j for j, a in enumerate(asg) if a == v]
-                nxt = (ix[0] if sk.startswith("TO FIRST") else ix[-1]) if ix else s
-                if nxt <= s:
-                    # no row of v, or the match's first row: the job fails
-                    # there, before this match is emitted
-                    raise SkipFails()
-            s = nxt
+            out.append(measured(q, key, Ctx(part, s, asg)))
+            s = resume(q, s, asg)
     return out
 
 
@@ -332,7 +358,7 @@ MEASURE_TYPES = ["INT", "INT", "BIGINT", "INT", "INT", "INT", "INT", "INT"]
 
 def sql_of(q, qid):
     cols = (["k STRING"] if q["partitioned"] else []) + \
-        ["m%d %s" % (i, MEASURE_TYPES[i]) for i in range(len(q["measures"]))]
+        ["m%d %s" % (i, m[2] if len(m) > 2 else MEASURE_TYPES[i]) for i, m in enumerate(q["measures"])]
     create = "CREATE TABLE q%d (%s) WITH ('connector' = 'print', 'print-identifier' = 'q%d');\n" % (
         qid, ", ".join(cols), qid)
     defs = ",\n    ".join("%s AS %s" % (v, d[0]) for v, d in sorted(q["defines"].items()))
@@ -342,7 +368,7 @@ def sql_of(q, qid):
     body = ("%sORDER BY ts, id\n  MEASURES %s\n  ONE ROW PER MATCH\n  AFTER MATCH SKIP %s\n"
             "  PATTERN (%s)%s\n  DEFINE %s" % (
                 "PARTITION BY k " if q["partitioned"] else "",
-                ", ".join("%s AS m%d" % (m, i) for i, (m, _) in enumerate(q["measures"])),
+                ", ".join("%s AS m%d" % (m[0], i) for i, m in enumerate(q["measures"])),
                 q["skip"], " ".join(t[4] for t in q["terms"]),
                 " WITHIN INTERVAL '%d' SECOND" % q["within"] if q["within"] else "", defs))
     insert = "INSERT INTO q%d SELECT * FROM t MATCH_RECOGNIZE (\n  %s\n) AS T;\n" % (qid, body)

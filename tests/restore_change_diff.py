@@ -29,10 +29,12 @@ last of a.json, sorted by time, but for late rows, below):
           of odd w, each side windowed alike, on the keys and the window;
   match   a MATCH_RECOGNIZE query of match_diff.py (its random pattern,
           DEFINE, MEASURES, AFTER MATCH SKIP, WITHIN, PARTITION BY k or
-          none) over its rows (out of order by less than the watermark's
-          delay), a.json and b.json a cut of them anywhere, so that
-          partial matches go on across the restore (run_match_case: its
-          changes and oracle).
+          none; up to two more measures without calls) over its rows (out
+          of order by less than the watermark's delay), a.json and b.json
+          a cut of them anywhere, so that partial matches go on across the
+          restore (run_match_case: its changes, among them DEFINE and
+          MEASURES changed; match_expected: the oracle, which knows which
+          rows the operator had processed before the stop).
 A window or group job may also (each drawn apart):
   read a UNION ALL of two sources (src over in/, src2 over in2/, the
           rows dealt between them), each branch with a WHERE of its own
@@ -111,11 +113,7 @@ the stop are in the old query's projection and the rest in the new one's
 which group it is); the other jobs' committed changelog is folded by
 column position into their final table (an OVER job's is append-only).
 
-What it does not cover: a MATCH_RECOGNIZE DEFINE changed without a
-change of the values the partial matches carry (`A.v > 3` -> `A.v > 4`:
-weir restores it, its partial matches found under the old condition;
-what the result should be is not written down), MEASURES reordered,
-added or removed; projection
+What it does not cover: projection
 changes of the changelog jobs (their retractions would come in the new
 shape: not a restore question);
 aggregates reordered in the SELECT (weir refuses them:
@@ -1138,8 +1136,11 @@ MATCH_PREDICATES = [("v <> 3", lambda r: r["v"] is not None and r["v"] != 3),
                     ("MOD(id, 3) <> 0", lambda r: r["id"] % 3 != 0),
                     ("k <> 'a'", lambda r: r["k"] is not None and r["k"] != "a"),
                     ("v IS NOT NULL", lambda r: r["v"] is not None)]
-MATCH_COMPATIBLE = ["alias", "cosmetic", "where", "where", "measure"]
-MATCH_INCOMPATIBLE = ["pattern", "skip", "within", "partition", "running values"]
+MATCH_COMPATIBLE = ["alias", "cosmetic", "where", "where", "measure", "define", "define", "measures"]
+MATCH_INCOMPATIBLE = ["pattern", "skip", "within", "partition", "running values", "measure calls",
+                      "define reads more"]
+# A call that gives a partial match a running value of its own (a slot).
+MATCH_CALL = re.compile(r"\b(FIRST|LAST|PREV|SUM|AVG|MIN|MAX|COUNT)\(")
 
 
 def match_sql(m, live):
@@ -1161,11 +1162,30 @@ def match_sql(m, live):
     return restyle(table + view + sink + insert, m["style"])
 
 
+def plain_measure(rng, q):
+    """(sql, fn, type) of a measure that reads no running value of its own:
+    a column of the last row of a variable or of the match."""
+    x = rng.choice(sorted({t[0] for t in q["terms"]}))
+
+    def last_id(c, var):
+        ix = c.idx(var)
+        return c.part[ix[-1]]["id"] if ix else None
+    return rng.choice([("%s.v" % x, lambda c, x=x: c.last(x), "INT"), ("v", lambda c: c.last(None), "INT"),
+                       ("%s.id" % x, lambda c, x=x: last_id(c, x), "INT"),
+                       ("id * 2", lambda c: last_id(c, None) * 2, "INT")])
+
+
 def draw_match(rng):
     q = md.gen_query(rng)
-    n = len(q["measures"]) + (1 if q["partitioned"] else 0)
+    q["measures"] = [(sql, fn, md.MEASURE_TYPES[i]) for i, (sql, fn) in enumerate(q["measures"])]
+    for _ in range(rng.randint(0, 2)):  # measures that MEASURES changes may reorder, add or remove
+        q["measures"].insert(rng.randint(0, len(q["measures"])), plain_measure(rng, q))
     return {"q": q, "where": rng.choice([None, None] + list(range(len(MATCH_PREDICATES)))),
-            "aliases": ["c%d" % i for i in range(n)], "mname": "m", "style": 0}
+            "aliases": match_aliases(q), "mname": "m", "style": 0}
+
+
+def match_aliases(q):
+    return ["c%d" % i for i in range(len(q["measures"]) + (1 if q["partitioned"] else 0))]
 
 
 def match_copy(m):
@@ -1193,9 +1213,53 @@ def draw_match_change(rng, m, kind):
         return n, "WHERE under the match %s -> %s" % (m["where"], n["where"]), None
     if kind == "measure":
         # an expression over a value the match carries already (LAST(X.v)): the same running values
-        sql, fn = q["measures"][3]
-        nq["measures"][3] = (sql + " + 10", lambda c, fn=fn: None if fn(c) is None else fn(c) + 10)
+        i = [j for j, x in enumerate(q["measures"]) if re.match(r"LAST\(\w\.v\)$", x[0])][0]
+        sql, fn, ty = q["measures"][i]
+        nq["measures"][i] = (sql + " + 10", lambda c, fn=fn: None if fn(c) is None else fn(c) + 10, ty)
         return n, "measure %s -> %s + 10" % (sql, sql), None
+    if kind == "define":
+        return draw_define_change(rng, n)
+    if kind == "define reads more":
+        # a condition from the first merged term on reads another variable's
+        # row: the partial matches merged before the stop could have won
+        # (`merged partial matches`); only with two variables or more
+        mf = merged_from(q)
+        vs = sorted({t[0] for t in q["terms"][mf:]})
+        others = sorted({t[0] for t in q["terms"]})
+        if not vs or len(others) < 2:
+            return draw_match_change(rng, m, "running values")
+        v = rng.choice(vs)
+        w = rng.choice([x for x in others if x != v])
+        old = q["defines"].get(v)
+        extra = "(%s.v IS NULL OR %s.v >= %s.v)" % (w, v, w)
+        nq["defines"][v] = ("(%s AND %s)" % (old[0], extra), old[1]) if old else (extra, lambda c: True)
+        return n, "DEFINE %s: %s -> %s (merged from term %d)" % (v, old[0] if old else "TRUE", nq["defines"][v][0],
+                                                                 mf + 1), ["merged partial matches"]
+    if kind in ("measures", "measure calls"):
+        # MEASURES reordered, added or removed: plain ones (no running
+        # value of their own) restore, calls are refused (`running values`)
+        ms, calls = nq["measures"], kind == "measure calls"
+        mine = [j for j, x in enumerate(ms) if bool(MATCH_CALL.search(x[0])) == calls]
+        how = rng.choice(["added"] + (["removed", "moved"] if mine else []))
+        if how == "added":
+            x = rng.choice(sorted({t[0] for t in q["terms"]}))
+            new = ("MIN(%s.v)" % x, lambda c, x=x: c.agg("MIN", x), "INT") if calls else plain_measure(rng, q)
+            ms.insert(rng.randint(0, len(ms)), new)
+        elif how == "removed":
+            new = ms.pop(rng.choice(mine))
+        else:  # (a call among the other calls elsewhere: the slots come in another order)
+            was = [x[0] for x in ms]
+            j = rng.choice(mine)
+            new = ms.pop(j)
+
+            def moved(at):
+                order = [x[0] for x in ms[:at] + [new] + ms[at:]]
+                return [x for x in order if MATCH_CALL.search(x)] != [x for x in was if MATCH_CALL.search(x)] \
+                    if calls else order != was
+            ms.insert(rng.choice([at for at in range(len(ms) + 1) if moved(at)] or [j]), new)
+        n["aliases"] = match_aliases(nq)
+        return n, "MEASURES: %s %s -> %s" % (new[0], how, ", ".join(x[0] for x in ms)), \
+            ["running values"] if calls else None
     if kind == "pattern":
         # the first variable once more in front: (A B*) -> (A A B*)
         v = q["terms"][0][0]
@@ -1210,7 +1274,7 @@ def draw_match_change(rng, m, kind):
         return n, "WITHIN %s -> %s s" % (q["within"], nq["within"]), ["pattern"]
     if kind == "partition":
         nq["partitioned"] = not q["partitioned"]
-        n["aliases"] = ["c%d" % i for i in range(len(q["measures"]) + (1 if nq["partitioned"] else 0))]
+        n["aliases"] = match_aliases(nq)
         return n, "PARTITION BY k %s -> %s" % (q["partitioned"], nq["partitioned"]), \
             ["key", "key columns", "not in the job"]
     if kind == "running values":
@@ -1224,34 +1288,123 @@ def draw_match_change(rng, m, kind):
     raise ValueError(kind)
 
 
+def candidate_only(v, sql):
+    """Whether condition sql of variable v reads the candidate row alone
+    (its v, LAST(v.v, 0) or v unqualified; no call of another kind)."""
+    sql = sql.replace("LAST(%s.v, 0)" % v, "%s.v" % v)
+    return not MATCH_CALL.search(sql) and all(x == v for x in re.findall(r"\b(\w+)\.[v*]", sql))
+
+
+def merged_from(q):
+    """The first term (from 0) from which the operator merges the partial
+    matches waiting at a term with the same count: those whose conditions,
+    and every later term's, read the candidate row alone (ops/match.h)."""
+    t = len(q["terms"])
+    while t > 0 and (q["terms"][t - 1][0] not in q["defines"] or
+                     candidate_only(q["terms"][t - 1][0], q["defines"][q["terms"][t - 1][0]][0])):
+        t -= 1
+    return t
+
+
+def draw_define_change(rng, n):
+    """A DEFINE changed without a change of the running values: a
+    comparison of the candidate row's v ANDed or ORed to a variable's
+    condition, or a condition without calls replaced by such a comparison
+    or removed (`A.v > 3` -> `A.v > 4`). None of them makes a condition
+    read more than the candidate row where it read only that (what the
+    operator merges partial matches by, ops/match.c)."""
+    nq = n["q"]
+    v = rng.choice(sorted({t[0] for t in nq["terms"]}))
+    old = nq["defines"].get(v)
+    op, k = rng.choice(["<", "<=", ">", ">=", "=", "<>"]), rng.randint(0, 9)
+    cmp_sql, cmp_fn = "%s.v %s %d" % (v, op, k), (lambda c, v=v, op=op, k=k: md.cmp3(c.last(v), op, k))
+    hows = ["and"] + (["or"] + ([] if MATCH_CALL.search(old[0]) else ["replaced", "removed"]) if old else [])
+    how = rng.choice(hows)
+    if how == "and":
+        nq["defines"][v] = ("(%s AND %s)" % (old[0], cmp_sql), lambda c, f=old[1]: md.and3(f(c), cmp_fn(c))) \
+            if old else (cmp_sql, cmp_fn)
+    elif how == "or":
+        nq["defines"][v] = ("(%s OR %s)" % (old[0], cmp_sql), lambda c, f=old[1]: md.or3(f(c), cmp_fn(c)))
+    elif how == "replaced":
+        nq["defines"][v] = (cmp_sql, cmp_fn)
+    else:
+        del nq["defines"][v]
+    return n, "DEFINE %s: %s -> %s" % (v, old[0] if old else "TRUE", nq["defines"][v][0] if v in nq["defines"]
+                                       else "TRUE"), None
+
+
 def match_rows(m, rows):
     return [r for r in rows if m["where"] is None or MATCH_PREDICATES[m["where"]][1](r)]
 
 
+def match_expected(m1, m2, files, counts=None, replay=False):
+    """The matches of the restored job, each (its row, whether it was
+    decided before the stop): a.json's rows under the old WHERE, b.json's
+    under the new one's (each partition's rows in (ts, id) order, none of
+    them late); the operator has processed a.json's rows of a time before
+    the watermark a.json left (W > t: released), one start after another,
+    by the old query, as far as they decide (a start whose preferred match
+    a later row could change is not decided; with WITHIN, a start at ts is
+    once W > ts + WITHIN), each match in the old query's measures. The
+    start the checkpoint was matching from goes on after the restore with
+    its partial matches: the rows it took or refused before the stop were
+    judged by the old DEFINE, the rows after by the new one; every later
+    start, and every match decided after the restore, is the new query's
+    (docs/checkpoints.md, Restore compatibility: MATCH_RECOGNIZE).
+    replay: that start is matched again by the new query instead (what
+    the old DEFINE's verdicts change: counted)."""
+    q1, q2 = m1["q"], m2["q"]
+    wm = max(r["ts_ms"] for r in files[0]) - DELAY
+    out = []
+    for key, part in md.partitions(q1, match_rows(m1, files[0]) + match_rows(m2, files[1])).items():
+        known = sum(1 for r in part if r["ts_ms"] < wm)
+        s = 0
+        while s < known:
+            closed = bool(q1["within"]) and part[s]["ts_ms"] + q1["within"] * 1000 < wm
+            try:
+                asg = md.search(q1, part, s, known=known, closed=closed)
+            except md.Undecided:
+                break
+            if asg is None:
+                s += 1
+                continue
+            out.append((md.measured(q1, key, md.Ctx(part, s, asg)), True))
+            s = md.resume(q1, s, asg)
+        if counts is not None and s < known:
+            counts["match starts live at the stop"] += 1
+        defines = None if replay else (lambda i: q1["defines"] if i < known else q2["defines"])
+        while s < len(part):
+            asg = md.search(q2, part, s, defines)
+            defines = None
+            if asg is None:
+                s += 1
+                continue
+            out.append((md.measured(q2, key, md.Ctx(part, s, asg)), False))
+            s = md.resume(q2, s, asg)
+    return out
+
+
 def match_problems(case, m1, m2, files, first_names):
-    """Every match of the oracle over a.json's rows under the old WHERE
-    and b.json's under the new (match_diff's, which runs over one stream
-    of rows) is committed once: in the old query's measures if committed
-    before the stop, or in either (a match emitted after the checkpoint a
-    kill restores comes again from the new query); nothing else."""
-    rows = match_rows(m1, files[0]) + match_rows(m2, files[1])
-    olds, news = md.oracle(m1["q"], rows), md.oracle(m2["q"], rows)
-    case.counts["matches"] += len(olds)
-    case.counts["matches committed before the stop"] += len(first_names and changes(case, first_names))
+    """The committed rows are match_expected's, each once; those committed
+    before the stop among the matches decided before it."""
+    want = match_expected(m1, m2, files, case.counts)
+    if m1["q"]["defines"] != m2["q"]["defines"] and want != match_expected(m1, m2, files, replay=True):
+        case.counts["DEFINE changes where the restored partial matches' old verdicts show"] += 1
+    case.counts["matches"] += len(want)
+    case.counts["matches decided before the stop"] += sum(1 for _, b in want if b)
     later = [x for x in diffrun.committed_files(case.path("out")) if x not in first_names]
     before, after = changes(case, first_names), changes(case, later)
+    case.counts["matches committed before the stop"] += len(before)
     if any(op != "c" for op, _ in before + after):
         return ["MATCH_RECOGNIZE retracted a row"]
 
     def text(r):
         return tuple("null" if x is None else str(x) for x in r.values())
     got = collections.Counter(text(r) for _, r in before + after)
-    want = collections.Counter()
-    for old, new in zip(olds, news):
-        want[old if got[old] > want[old] else new] += 1
-    probs = ["a row committed before the stop is no match of the old query: %s" % (v,)
-             for v in sorted({text(r) for _, r in before} - set(olds), key=str)[:5]]
-    return probs + diffrun.multiset_problems("committed matches", want, got)
+    early = collections.Counter(r for r, b in want if b)
+    probs = ["a row committed before the stop is no match the old query decided before it: %s" % (v,)
+             for v in sorted(collections.Counter(text(r) for _, r in before) - early, key=str)[:5]]
+    return probs + diffrun.multiset_problems("committed matches", collections.Counter(r for r, _ in want), got)
 
 
 def run_match_case(case):
@@ -1264,24 +1417,43 @@ def run_match_case(case):
     already (LAST(X.v) + 10). Refused, naming Match[0]: the pattern, its
     AFTER MATCH SKIP or WITHIN (`pattern`), PARTITION BY added or removed
     (`key`), a DEFINE that reads a value the partial matches do not carry
-    (`running values`; the condition holds as before)."""
+    (`running values`; the condition holds as before), MEASURES with
+    a call of their own reordered, added or removed (`running values`).
+    Also compatible: a DEFINE changed without a change of the running
+    values (AND / OR a comparison of the candidate row's v, a condition
+    without calls replaced or removed), where the restored partial matches
+    keep the old condition's verdicts on the rows before the stop
+    (match_expected), and MEASURES without calls reordered, added or
+    removed. A DEFINE change is drawn, up to 40 times, until the old
+    verdicts of the partial matches live at the stop show in the result
+    (a few in a hundred draw that at random). Refused too: a condition
+    from the first term whose partial matches the operator merges on made
+    to read another variable's row (`merged partial matches`: the merged
+    ones could have won; drawn until the pattern has two variables)."""
     rng = case.rng
-    for _ in range(50):
+    compatible = rng.random() < 0.5
+    kind = rng.choice(MATCH_COMPATIBLE if compatible else MATCH_INCOMPATIBLE)
+    drawn = None
+    for tries in range(50):
         m1 = draw_match(rng)
         rows, arrival = md.gen_rows(rng)
         cut = rng.randint(1, len(arrival) - 1) if len(arrival) > 1 else 1
         files = [arrival[:cut], arrival[cut:]]
-        compatible = rng.random() < 0.5
-        kind = rng.choice(MATCH_COMPATIBLE if compatible else MATCH_INCOMPATIBLE)
         m2, what, fields = draw_match_change(rng, m1, kind)
         try:  # a query whose AFTER MATCH SKIP fails the job is drawn again (match_diff)
             md.oracle(m1["q"], arrival)
-            md.oracle(m2["q"], match_rows(m1, files[0]) + match_rows(m2, files[1]))
-            break
+            want = match_expected(m1, m2, files)
+            match_expected(m1, m1, files)
         except md.SkipFails:
             continue
-    else:
+        drawn = m1, files, m2, what, fields
+        if tries >= 40 or kind not in ("define", "define reads more"):
+            break
+        if fields == ["merged partial matches"] if fields else want != match_expected(m1, m2, files, replay=True):
+            break
+    if drawn is None:
         return ["no MATCH_RECOGNIZE query without a failing AFTER MATCH SKIP in 50 draws"]
+    m1, files, m2, what, fields = drawn
     stop = rng.choice(STOPS)
     p1, p2 = rng.choice([1, 2, 4]), rng.choice([1, 2, 4])
     b1, b2 = rng.random() < 0.3, rng.random() < 0.4

@@ -7,12 +7,14 @@
 # INSERT drawn beside) stopped with a checkpoint or
 # savepoint that holds its first input file whole restores into a
 # compatible change (aliases, WHERE, final columns, style, parallelism,
-# backend) with the oracle's exact result, or is refused for an
+# backend; a MATCH_RECOGNIZE's DEFINE over the same running values, its
+# partial matches keeping the old verdicts, and measures without calls)
+# with the oracle's exact result, or is refused for an
 # incompatible one (keys, aggregates, window, N, frame, join type and
 # bounds, null-safe keys, a renamed source column, first/last row, a window
 # Top-N's windows, a union branch's or computed column's expression, the
-# aggregation phases, a MATCH_RECOGNIZE pattern, skip, WITHIN, partition or
-# running values) without touching the
+# aggregation phases, a MATCH_RECOGNIZE pattern, skip, WITHIN, partition,
+# running values or merged partial matches) without touching the
 # output or the checkpoint, after which the old query still restores
 # exactly.
 # Bounded: WEIR_RESTORECHG_JOBS cases (default 14; 3 under ASan). The seed

@@ -332,6 +332,15 @@ refused_after bounds.sql "s/PATTERN (S U{2,} D)/PATTERN (S U{3,} D)/" "Match\[0\
     "another MATCH_RECOGNIZE pattern"
 refused_after bounds.sql "s/U.v >= PREV(U.v), D/U.v >= PREV(U.v) AND U.v < FIRST(U.v) + 5, D/" "Match\[0\]: running values .* in the checkpoint, .* now" \
     "a DEFINE that needs other running values"
+# D's condition read the candidate row alone: the partial matches waiting
+# for D with the same count were merged. Reading U's rows, one dropped
+# could have won.
+refused_after bounds.sql "s/D AS D.v < 0/D AS D.v < U.v/" "Match\[0\]: merged partial matches from term 3 in the checkpoint, none now" \
+    "a DEFINE that reads more than the candidate row where the partial matches were merged"
+# A DEFINE changed that still reads the candidate row alone restores (the
+# other way round too: merged from an earlier term now, restore_change_diff.py).
+sed "s/D AS D.v < 0/D AS D.v < 1/" bounds.sql > merged.sql
+"$WEIR" run merged.sql > /dev/null 2> log || { cat log; fail "a DEFINE that still reads the candidate row alone was refused"; }
 refused_after bounds.sql "s/ON a.k = b.k/ON a.k IS NOT DISTINCT FROM b.k/" "Join\[0\]: null-safe keys none in the checkpoint, 0 now" \
     "a join on IS NOT DISTINCT FROM restored from one on ="
 # A window Top-N's, a window deduplication's and a window join's state is
@@ -353,6 +362,7 @@ refused_after bounds.sql "s/^  JOIN (SELECT \* FROM TABLE(CUMULATE(TABLE dim/  L
 # A checkpoint of a weir that did not record the windows restores.
 meta=$(ls -d ckpt/chk-* | sort -t- -k2 -n | tail -1)/_metadata
 [ "$(without_field "$meta" 'windows')" = 3 ] || fail "the window Top-N's, deduplication's and join's fingerprints do not name their windows"
+[ "$(without_field "$meta" 'merged partial matches')" = 1 ] || fail "the MATCH_RECOGNIZE's fingerprint does not say where it merges partial matches"
 "$WEIR" run bounds.sql > /dev/null 2> log || { cat log; fail "a checkpoint without windows was refused"; }
 grep -q "restoring from checkpoint" log || fail "the checkpoint without windows did not restore"
 

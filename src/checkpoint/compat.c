@@ -43,10 +43,13 @@
  * column names), a join's "join", "join bounds" and "null-safe keys", a
  * Top-N's "ranks", a window Top-N's, window deduplication's or window
  * join's "windows", "aggregate columns", an OVER aggregation's "frame", a
- * MATCH_RECOGNIZE's "pattern" and "running values", an input's "column
+ * MATCH_RECOGNIZE's "pattern", "running values" and "merged partial
+ * matches", an input's "column
  * origins"; the rest is compared then. Where both have an input's column
  * origins, its column names ("columns") are not compared: an alias on the
- * way renames a column without changing what it holds. Nothing of a checkpoint is ever
+ * way renames a column without changing what it holds. One field may
+ * differ: a MATCH_RECOGNIZE's "merged partial matches", where the job
+ * merges from the checkpoint's term or earlier (merged_within). Nothing of a checkpoint is ever
  * restored into an operator whose fingerprint differs otherwise: a changed
  * query never silently runs on state it no longer understands.
  */
@@ -152,15 +155,16 @@ static bool is_field(const char *field, const char *name)
 /* Whether field, in the job's fingerprint and missing from the
  * checkpoint's, is one that a weir before it did not record (key column
  * positions, column names, a join's type and bounds, a Top-N's ranks,
- * aggregates' columns, an OVER frame, a MATCH_RECOGNIZE pattern and
- * running values, column origins).
+ * aggregates' columns, an OVER frame, a MATCH_RECOGNIZE pattern, running
+ * values and merged partial matches, column origins).
  * Not a mismatch: the rest is still compared; it cannot be checked. */
 static bool unrecorded(const char *field)
 {
     static const char *const later[] = {WEIR__KEY_COLUMNS_FIELD, WEIR__COLUMNS_FIELD, WEIR__JOIN_FIELD,
                                         WEIR__JOIN_BOUNDS_FIELD, WEIR__NULL_SAFE_KEYS_FIELD, WEIR__RANKS_FIELD,
                                         WEIR__AGGREGATE_COLUMNS_FIELD, WEIR__FRAME_FIELD, WEIR__PATTERN_FIELD,
-                                        WEIR__RUNNING_VALUES_FIELD, WEIR__ORIGINS_FIELD, WEIR__WINDOWS_FIELD};
+                                        WEIR__RUNNING_VALUES_FIELD, WEIR__ORIGINS_FIELD, WEIR__WINDOWS_FIELD,
+                                        WEIR__MERGED_FIELD};
     for (size_t i = 0; i < sizeof later / sizeof *later; i++)
         if (is_field(field, later[i]))
             return true;
@@ -203,6 +207,29 @@ static bool serialised_partials(const char *field, const char *v, size_t vl)
            memcmp(v, WEIR__PARTIAL_ROWS, vl) == 0;
 }
 
+/* The first merged term of a "merged partial matches" value: "from term
+ * n" gives n, "none" (nothing merged) UINT32_MAX. */
+static uint32_t merged_term(const char *v, size_t vl)
+{
+    char b[32];
+    unsigned t;
+    snprintf(b, sizeof b, "%.*s", (int)(vl < sizeof b ? vl : sizeof b - 1), v);
+    return sscanf(b, "from term %u", &t) == 1 ? t : UINT32_MAX;
+}
+
+/*
+ * Whether field, valued v in the checkpoint and o now, is a
+ * MATCH_RECOGNIZE's "merged partial matches" that the job merges from
+ * the checkpoint's term or earlier: the partial matches the checkpoint
+ * dropped the job would have dropped too. The other way round, the
+ * restored state lacks partial matches that the job's conditions could
+ * let win.
+ */
+static bool merged_within(const char *field, const char *v, size_t vl, const char *o, size_t ol)
+{
+    return !strcmp(field, WEIR__MERGED_FIELD) && merged_term(o, ol) <= merged_term(v, vl);
+}
+
 /*
  * Appends "field A in the checkpoint, B now" for every field of `from`
  * whose value in `to` differs or is missing. Called both ways round: from
@@ -223,7 +250,8 @@ static void diff_fields(const char *from, const char *to, bool from_is_ckpt,
             size_t vl = ll - (size_t)(v - p), ol = 0;
             const char *o = fp_value(to, field, &ol);
             bool same = names_by_origins(field, from, to) || (o && ol == vl && memcmp(o, v, vl) == 0) ||
-                        (o && from_is_ckpt && !strcmp(field, WEIR__ROW_LOG_FIELD) && row_log_1(v, vl, o, ol, NULL));
+                        (o && from_is_ckpt && !strcmp(field, WEIR__ROW_LOG_FIELD) && row_log_1(v, vl, o, ol, NULL)) ||
+                        (o && from_is_ckpt && merged_within(field, v, vl, o, ol));
             const char *sp = memchr(v, ' ', vl); /* "top1 skip": the side first */
             if (from_is_ckpt && !same && all_rows_stored(field))
                 weir_buf_printf(out,

@@ -19,7 +19,7 @@
  * the order of the backtracking search the SQL standard describes, without
  * recursion and row by row. Two threads with the same term and count whose
  * futures cannot differ (the conditions left read only the candidate row)
- * are one: the later can never win.
+ * are one: the later can never win (weir_match_merged_from).
  *
  * A start that fails lets the next row try; after a match matching resumes
  * where AFTER MATCH SKIP says; both replay the released rows from there, so
@@ -893,6 +893,14 @@ static bool reads_candidate_only(const weir_match_config *c, uint32_t var)
     return true;
 }
 
+uint32_t weir_match_merged_from(const weir_match_config *c)
+{
+    uint32_t t = c->n_terms;
+    while (t > 0 && reads_candidate_only(c, c->terms[t - 1].var))
+        t--;
+    return t;
+}
+
 static int match_create(void *arg, const weir_op_info *info, void **out_op)
 {
     const weir_match_config *c = arg;
@@ -927,9 +935,8 @@ static int match_create(void *arg, const weir_op_info *info, void **out_op)
     if (!o->free_from || !o->post_t || !o->post_c || !o->m || !o->tmp || !o->cache_seq || !o->cache_pos ||
         !o->cache_gen || !o->cache || !o->out || !o->slotb || !o->mb || !o->env)
         return WEIR_ENOMEM;
-    o->free_from[c->n_terms] = true;
-    for (uint32_t t = c->n_terms; t-- > 0;)
-        o->free_from[t] = o->free_from[t + 1] && reads_candidate_only(c, c->terms[t].var);
+    for (uint32_t t = weir_match_merged_from(c); t <= c->n_terms; t++)
+        o->free_from[t] = true;
     o->cgen = o->gen = 1;
     return 0;
 }

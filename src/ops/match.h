@@ -112,4 +112,15 @@ typedef struct weir_match_config {
 
 int weir_match_spec(const weir_match_config *cfg, weir_operator_spec *out);
 
+/*
+ * The first term from which the partial matches of a start are merged
+ * (n_terms: none): the conditions of it and every later term read only
+ * the candidate row, so two partial matches waiting at the same term with
+ * the same count have the same future, and the later one, which can never
+ * win, is dropped. Under conditions that read more (another variable's
+ * rows, an aggregate) the dropped one could have won: a restore into them
+ * is refused ("merged partial matches" of the fingerprint).
+ */
+uint32_t weir_match_merged_from(const weir_match_config *cfg);
+
 #endif

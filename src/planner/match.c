@@ -640,6 +640,13 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         rc = weir_job_describe_state(pc->job, out->s, WEIR__PATTERN_FIELD, (const char *)pat.data);
     if (!rc)
         rc = describe_slots(pc, out->s, &c);
+    /* ... and were merged from this term on (a restore must not need the ones dropped). */
+    uint32_t mf = weir_match_merged_from(&c);
+    char merged[32] = "none";
+    if (mf < c.n_terms)
+        snprintf(merged, sizeof merged, "from term %u", mf + 1);
+    if (!rc)
+        rc = weir_job_describe_state(pc->job, out->s, WEIR__MERGED_FIELD, merged);
     weir_buf_fini(&pat);
     return rc;
 }

@@ -321,6 +321,14 @@ bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx);
 #define WEIR__FRAME_FIELD "frame"
 #define WEIR__PATTERN_FIELD "pattern"
 #define WEIR__RUNNING_VALUES_FIELD "running values"
+/* The first term (from 1) from which a MATCH_RECOGNIZE merges the partial
+ * matches that wait at the same term with the same count, its conditions
+ * from there reading only the candidate row ("merged partial matches:
+ * from term 3", or "none"; ops/match.h, weir_match_merged_from). A
+ * checkpoint that merged from term n restores into a job that merges from
+ * n or earlier; missing from a checkpoint of a weir that did not record
+ * it, it cannot be checked (checkpoint/compat.c). */
+#define WEIR__MERGED_FIELD "merged partial matches"
 /* The windows whose bounds key a window Top-N's, window deduplication's or
  * window join's state ("windows: HOP size=4000 slide=2000"). */
 #define WEIR__WINDOWS_FIELD "windows"
