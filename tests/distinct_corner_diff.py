@@ -4,8 +4,8 @@ cache of distinct views (ops/group_distinct.c) and of the memory backend's
 compact records (state/memory_backend.c), against a Python model.
 
 Each case is one GROUP BY k (or a global aggregation) with several
-COUNT(DISTINCT x) [FILTER (WHERE ...)] over a BIGINT, a STRING, a DOUBLE
-and a DECIMAL(10, 2) column: one to six aggregates share a column's view
+COUNT(DISTINCT x) [FILTER (WHERE ...)] over a BIGINT, a STRING, a DOUBLE,
+a DECIMAL(10, 2) and a DECIMAL(38, 4) column: one to six aggregates share a column's view
 (its records hold one counter per sharer: up to four in 7 bits each, five
 or more as int32s), beside COUNT(*). The input is a JSON file (append-only)
 or a debezium-json changelog (c, d, and u with its before and after in
@@ -15,8 +15,10 @@ comes back down, to 0 (the value gone) and up again. Values: BIGINTs at
 their extremes, strings of 0, 7, 8, 9 and 250 - 260 bytes (in some cases
 only 8-byte ones until a point mid-input: the view's 16-byte records are
 rebuilt with int32 counters while some are held aside), -0.0 and 0.0,
-DECIMALs written with other trailing zeros, NULLs; group keys of 250 - 260
-bytes (a state record's key past its narrow header's 254) and NULL.
+DECIMALs written with other trailing zeros, NULLs; group keys of 252 - 261
+bytes encoded (about the 254 a state record's narrow header holds) and
+NULL. With a TTL the aggregates keep their value sets in the group's
+value state instead (records past the slab's largest block: wide).
 Engine: batches of 1 to 1024 rows, parallelism 1 or 2, mini-batch, RocksDB,
 a state TTL (the views' cache is off then), a tiny bound of the cache
 (weir.distinct-cache.size: drained to state and emptied between batches),
@@ -44,8 +46,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "sup
 import diffrun  # noqa: E402
 
 FILTERS = [None, "f > 0", "f <> 1", "f < 3", "f = 2", "f IS NULL", "f >= 1 AND f <= 2"]
-COLS_IN = ["k", "b", "s", "d", "m", "f"]
-HOT = [(1, "abcdefgh", 1.5, "1.50"), (2, "bcdefghi", 2.5, "2.5"), (-3, "cdefghij", -0.0, "-3.00")]
+COLS_IN = ["k", "b", "s", "d", "m", "w", "f"]
+HOT = [(1, "abcdefgh", 1.5, "1.50", "1.5"), (2, "bcdefghi", 2.5, "2.5", "-0.0000"),
+       (-3, "cdefghij", -0.0, "-3.00", "12345678901234567890123.4560")]
+decimal.getcontext().prec = 80
 LENGTHS = [0, 1, 6, 7, 8, 8, 8, 9, 10, 16, 250, 253, 254, 255, 256, 260]
 
 
@@ -91,6 +95,13 @@ def gen_value(rng, col, only8):
         if hot:
             return rng.choice([0.0, -0.0, 1.5])
         return rng.choice([-2.25, 1e300, -1e-300, 5e-324, 0.1, rng.randrange(-20, 20) / 4])
+    if col == "w":  # DECIMAL(38, 4) as text: past an int64's digits
+        if hot:
+            return rng.choice(["0", "-0.0000", "1.5", "1.50000", "-12345678901234567890.1"])
+        return rng.choice(["9999999999999999999999999999999999.9999", "-9999999999999999999999999999999999.9999",
+                           "922337203685477.5807", "922337203685477.5808", "-922337203685477.5809",
+                           "%d.%04d" % (rng.randrange(-10 ** 30, 10 ** 30), rng.randrange(10 ** 4)),
+                           "%d.%d" % (rng.randrange(-300, 300), rng.randrange(10))])
     # DECIMAL(10, 2) as text
     if hot:
         return rng.choice(["0", "-0.00", "0.0", "1.5", "1.50", "-3"])
@@ -105,20 +116,22 @@ def gen_key(rng, long_keys):
     if r < 0.5:
         return None
     if long_keys and r < 0.65:
-        return "K" + rand_str(rng, rng.choice([249, 250, 252, 253, 254, 255, 256, 259]))
+        # encoded (a NULL flag, a 4-byte length, the bytes): 252 - 257 and 261 bytes, about the 254 a
+        # state record's narrow header holds
+        return "K" + rand_str(rng, rng.choice([246, 247, 248, 249, 250, 251, 255]))
     return "g%d" % rng.randrange(12)
 
 
 def gen_row(rng, long_keys, only8, hot_val):
     row = {"k": gen_key(rng, long_keys), "f": rng.choice([None, 0, 1, 2, 3])}
-    for c in ("b", "s", "d", "m"):
+    for c in ("b", "s", "d", "m", "w"):
         row[c] = gen_value(rng, c, only8)
     if hot_val and rng.random() < 0.6:
         # the same few values of a group again and again, at other rates: counters past 127 (held aside
         # by several records of a view at once), and back as they are retracted
         i = rng.choice([0, 0, 0, 1, 1, 2])
         row["k"] = "h0" if rng.random() < 0.9 else "h1"
-        row["b"], row["s"], row["d"], row["m"] = HOT[i]
+        row["b"], row["s"], row["d"], row["m"], row["w"] = HOT[i]
     return row
 
 
@@ -156,8 +169,8 @@ def canon(col, v):
     """The value as COUNT(DISTINCT) tells values apart (None: NULL)."""
     if v is None:
         return None
-    if col == "m":
-        return decimal.Decimal(v).quantize(decimal.Decimal("0.01"))
+    if col in "mw":
+        return decimal.Decimal(v).quantize(decimal.Decimal("0.01" if col == "m" else "0.0001"))
     if col == "d":
         return v + 0.0  # -0.0 == 0.0 and they hash alike
     return v
@@ -202,7 +215,7 @@ def state_row(k, g):
 
 def gen_aggs(rng):
     aggs = []
-    for col, most in (("b", 6), ("s", 5), ("d", 2), ("m", 2)):
+    for col, most in (("b", 6), ("s", 5), ("d", 2), ("m", 2), ("w", 2)):
         n = rng.randint(1 if col in "bs" else 0, most)
         aggs += [(col, flt) for flt in rng.sample(FILTERS, n)]
     rng.shuffle(aggs)
@@ -217,7 +230,7 @@ def job_sql(case, aggs, global_agg, retract, watched):
     outs = ", ".join("c%d BIGINT" % i for i in range(len(aggs)))
     return "\n".join([
         "-- distinct_corner_diff seed %d case %d" % (case.seed, case.index),
-        "CREATE TABLE src (k STRING, b BIGINT, s STRING, d DOUBLE, m DECIMAL(10, 2), f INT) "
+        "CREATE TABLE src (k STRING, b BIGINT, s STRING, d DOUBLE, m DECIMAL(10, 2), w DECIMAL(38, 4), f INT) "
         "WITH ('connector' = 'filesystem', 'path' = 'in', 'format' = '%s'%s);" % (fmt, watch),
         "CREATE TABLE out (k STRING, %s, n BIGINT) "
         "WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'debezium-json');" % outs,
@@ -234,7 +247,7 @@ def json_row(row):
         v = row[c]
         if v is None:
             t = "null"
-        elif c == "m":
+        elif c in "mw":
             t = v
         elif c == "d":
             t = repr(v)
@@ -304,7 +317,7 @@ def run_case(case):
     stream = gen_stream(rng, n, retract, long_keys, only8_until)
     aggs = gen_aggs(rng)
     par, batch = rng.choice([1, 2]), rng.choice([1, 2, 3, 7, 64, 1024])
-    rocksdb, ttl, mini = rng.random() < 0.2, rng.random() < 0.15, rng.random() < 0.25
+    rocksdb, ttl, mini = rng.random() < 0.2, rng.random() < 0.25, rng.random() < 0.25
     cache = rng.choice([None, None, "1kb", "16kb"])
     ckpt_ms = rng.choice([None, 1, 5, 20])
     case.note = "(%s, %d rows, %d aggregates, parallelism %d, batch %d%s%s%s%s%s%s%s%s)" % (
