@@ -5,9 +5,10 @@ compact records (state/memory_backend.c), against a Python model.
 
 Each case is one GROUP BY k (or a global aggregation) with several
 COUNT(DISTINCT x) [FILTER (WHERE ...)] over a BIGINT, a STRING, a DOUBLE,
-a DECIMAL(10, 2) and a DECIMAL(38, 4) column: one to six aggregates share a column's view
-(its records hold one counter per sharer: up to four in 7 bits each, five
-or more as int32s), beside COUNT(*). The input is a JSON file (append-only)
+a DECIMAL(10, 2) and a DECIMAL(38, 4) column: one to six aggregates
+share a column's view (its records hold one counter per sharer: up to four
+in 7 bits each, five or more as int32s), beside COUNT(*); one case in ten
+has 62 - 67 aggregates (FILTER answers are a bit per aggregate up to 64). The input is a JSON file (append-only)
 or a debezium-json changelog (c, d, and u with its before and after in
 other groups now and then) in phases that insert, then retract, so that a
 hot (group, value) counter climbs past 127 (its counters held aside) and
