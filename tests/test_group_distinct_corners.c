@@ -37,17 +37,38 @@
 
 static const uint32_t k_widths[N_V] = {1, 4, 5};
 
-/* The values: their bytes and lengths (0 - 9 bytes, zero bytes inside and at the end, and longer ones). */
+/* The values: their bytes and lengths (0 - 9 bytes, zero bytes inside and at
+ * the end, and longer ones). */
 static const struct {
     const char *b;
     size_t n;
 } k_vals[N_X] = {
-    {"", 0},           {"\0", 1},          {"a", 1},          {"ab", 2},          {"ab\0", 3},
-    {"abcdefg", 7},    {"\0\0\0\0\0\0\0", 7}, {"abcdefg\0", 8}, {"abcdefgh", 8},  {"\0\0\0\0\0\0\0\0", 8},
-    {"\1\0\0\0\0\0\0\0", 8}, {"\377\377\377\377\377\377\377\377", 8}, {"\0\0\0\0\0\0\0\200", 8},
-    {"ab\0\0\0\0\0\0", 8}, {"zzzzzzzz", 8},   {"abcdefgh\0", 9},  {"abcdefghi", 9},  {"\0\0\0\0\0\0\0\0\0", 9},
-    {"abcdefghij", 10}, {"abcdefghijklmnop", 16}, {"abcdefghijklmnoq", 16}, {"abcdefghijklmnop\0", 17},
-    {"12345678", 8},   {"87654321", 8},    {"1234567", 7},    {"123456789", 9},
+    {"", 0},
+    {"\0", 1},
+    {"a", 1},
+    {"ab", 2},
+    {"ab\0", 3},
+    {"abcdefg", 7},
+    {"\0\0\0\0\0\0\0", 7},
+    {"abcdefg\0", 8},
+    {"abcdefgh", 8},
+    {"\0\0\0\0\0\0\0\0", 8},
+    {"\1\0\0\0\0\0\0\0", 8},
+    {"\377\377\377\377\377\377\377\377", 8},
+    {"\0\0\0\0\0\0\0\200", 8},
+    {"ab\0\0\0\0\0\0", 8},
+    {"zzzzzzzz", 8},
+    {"abcdefgh\0", 9},
+    {"abcdefghi", 9},
+    {"\0\0\0\0\0\0\0\0\0", 9},
+    {"abcdefghij", 10},
+    {"abcdefghijklmnop", 16},
+    {"abcdefghijklmnoq", 16},
+    {"abcdefghijklmnop\0", 17},
+    {"12345678", 8},
+    {"87654321", 8},
+    {"1234567", 7},
+    {"123456789", 9},
 };
 
 typedef struct ment {
@@ -56,7 +77,8 @@ typedef struct ment {
     bool in_state, dirty;
 } ment;
 
-/* Values N_X.. are many more, of 8 bytes (a BIGINT's) or 12: the tables double and list many changes. */
+/* Values N_X.. are many more, of 8 bytes (a BIGINT's) or 12: the tables double
+ * and list many changes. */
 #define N_BULK 420
 #define N_ALL (N_X + N_BULK)
 
@@ -103,13 +125,15 @@ typedef struct drain_ud {
     const char *what;
 } drain_ud;
 
-static int on_change(void *ud, const uint8_t *key, size_t klen, uint64_t hash, uint32_t v, const void *val,
-                     size_t vlen, const int64_t *counters)
+static int on_change(void *ud, const uint8_t *key, size_t klen, uint64_t hash,
+                     uint32_t v, const void *val, size_t vlen,
+                     const int64_t *counters)
 {
     drain_ud *d = ud;
     if (d->left == 0) {
         d->failed = true;
-        return 1; /* this one is not written: it comes again at the next drain */
+        return 1; /* this one is not written: it comes again at the next drain
+                   */
     }
     if (d->left > 0)
         d->left--;
@@ -118,18 +142,25 @@ static int on_change(void *ud, const uint8_t *key, size_t klen, uint64_t hash, u
     int g = key[1] - 'a', x = find_val(val, vlen);
     cr_assert(g >= 0 && g < N_G && v < N_V);
     ment *m = &model[g][v][x];
-    cr_assert(m->dirty, "%s: group %d view %u value %d drained but not changed", d->what, g, v, x);
+    cr_assert(m->dirty, "%s: group %d view %u value %d drained but not changed",
+              d->what, g, v, x);
     bool zero = true;
     for (uint32_t k = 0; k < k_widths[v]; k++)
         zero = zero && m->cache[k] == 0;
     if (zero) {
-        cr_assert_null(counters, "%s: group %d view %u value %d: all-zero counters are handed as NULL", d->what, g,
-                       v, x);
+        cr_assert_null(counters,
+                       "%s: group %d view %u value %d: all-zero counters are "
+                       "handed as NULL",
+                       d->what, g, v, x);
         memset(m->state, 0, sizeof m->state);
     } else {
-        cr_assert_not_null(counters, "%s: group %d view %u value %d handed as gone", d->what, g, v, x);
+        cr_assert_not_null(counters,
+                           "%s: group %d view %u value %d handed as gone",
+                           d->what, g, v, x);
         for (uint32_t k = 0; k < k_widths[v]; k++)
-            cr_assert_eq(counters[k], m->cache[k], "%s: group %d view %u value %d counter %u: %" PRId64 ", model %" PRId64,
+            cr_assert_eq(counters[k], m->cache[k],
+                         "%s: group %d view %u value %d counter %u: %" PRId64
+                         ", model %" PRId64,
                          d->what, g, v, x, k, counters[k], m->cache[k]);
         memcpy(m->state, m->cache, sizeof m->state);
     }
@@ -138,15 +169,18 @@ static int on_change(void *ud, const uint8_t *key, size_t klen, uint64_t hash, u
     return 0;
 }
 
-/* A counter's next value: an edge of a 16-byte record's bits or of the int32 limit, a step, or zero. */
+/* A counter's next value: an edge of a 16-byte record's bits or of the int32
+ * limit, a step, or zero. */
 static int64_t next_counter(int64_t was, int64_t nm)
 {
-    static const int64_t fixed[] = {0, 1, 2, 126, 127, 128, 129, 255, 256, INT64_MAX / 2};
+    static const int64_t fixed[] = {0,   1,   2,   126, 127,
+                                    128, 129, 255, 256, INT64_MAX / 2};
     switch (rnd() % 6) {
     case 0:
         return fixed[rnd() % (sizeof fixed / sizeof *fixed)];
     case 1:
-        return nm - 1 + (int64_t)(rnd() % 3); /* the int32 limit and either side */
+        return nm - 1 +
+               (int64_t)(rnd() % 3); /* the int32 limit and either side */
     case 2:
         return was > 0 ? was - 1 : 0;
     case 3:
@@ -162,13 +196,17 @@ static void run_case(uint64_t seed, uint32_t i)
 {
     char what[96];
     rng_s = seed * 1000003 + i;
-    static const int64_t knobs[] = {INT32_MAX, INT32_MAX, 127, 128, 126, 200, 1, 40000};
+    static const int64_t knobs[] = {INT32_MAX, INT32_MAX, 127, 128,
+                                    126,       200,       1,   40000};
     int64_t nm = knobs[rnd() % (sizeof knobs / sizeof *knobs)];
-    int steps = 3000 + (int)(rnd() % 40000), only8 = (int)(rnd() % (uint64_t)steps) * (int)(rnd() % 2);
-    /* per 100000 steps: drains, and resets (rare in some cases: the tables then double, tombstones and all) */
+    int steps = 3000 + (int)(rnd() % 40000),
+        only8 = (int)(rnd() % (uint64_t)steps) * (int)(rnd() % 2);
+    /* per 100000 steps: drains, and resets (rare in some cases: the tables then
+     * double, tombstones and all) */
     uint64_t drains = 200 + rnd() % 1200, resets = rnd() % 2 ? 20 : 400;
-    snprintf(what, sizeof what, "WEIR_SEED=%" PRIu64 " case %u (narrow max %" PRId64 ", %d steps)", seed, i, nm,
-             steps);
+    snprintf(what, sizeof what,
+             "WEIR_SEED=%" PRIu64 " case %u (narrow max %" PRId64 ", %d steps)",
+             seed, i, nm, steps);
     memset(model, 0, sizeof model);
     int64_t saved = weir__gd_narrow_max;
     weir__gd_narrow_max = nm;
@@ -181,7 +219,8 @@ static void run_case(uint64_t seed, uint32_t i)
         if (r < drains) { /* a drain, now and then failing part way */
             drain_ud d = {rnd() % 3 ? -1 : (int)(rnd() % 8), false, what};
             int rc = weir__gd_drain(t, rnd() % 2, on_change, &d);
-            cr_assert_eq(rc, d.failed ? 1 : 0, "%s: a drain returned %d", what, rc);
+            cr_assert_eq(rc, d.failed ? 1 : 0, "%s: a drain returned %d", what,
+                         rc);
             continue;
         }
         if (r < drains + resets) {
@@ -190,13 +229,16 @@ static void run_case(uint64_t seed, uint32_t i)
             for (int g = 0; g < N_G; g++)
                 for (int v = 0; v < N_V; v++)
                     for (int x = 0; x < N_ALL; x++)
-                        cr_assert(!model[g][v][x].dirty, "%s: step %d: group %d view %d value %d not drained", what,
-                                  s, g, v, x);
+                        cr_assert(!model[g][v][x].dirty,
+                                  "%s: step %d: group %d view %d value %d not "
+                                  "drained",
+                                  what, s, g, v, x);
             cr_assert_eq(weir__gd_reset(t), 0);
             memset(held, 0, sizeof held);
             continue;
         }
-        int g = (int)(rnd() % N_G), v = (int)(rnd() % N_V), x = (int)(rnd() % 2 ? rnd() % N_X : rnd() % N_ALL);
+        int g = (int)(rnd() % N_G), v = (int)(rnd() % N_V),
+            x = (int)(rnd() % 2 ? rnd() % N_X : rnd() % N_ALL);
         char vb[32];
         size_t vlen = value_of(x, vb);
         while (s < only8 && vlen != 8)
@@ -204,12 +246,16 @@ static void run_case(uint64_t seed, uint32_t i)
         char key[2] = {'g', (char)('a' + g)};
         bool fresh;
         uint32_t grp;
-        cr_assert_eq(weir__gd_group(t, (const uint8_t *)key, 2, weir_key_hash(key, 2), &grp, &fresh), 0);
-        cr_assert_eq(fresh, !held[g], "%s: step %d: group %d fresh %d", what, s, g, fresh);
+        cr_assert_eq(weir__gd_group(t, (const uint8_t *)key, 2,
+                                    weir_key_hash(key, 2), &grp, &fresh),
+                     0);
+        cr_assert_eq(fresh, !held[g], "%s: step %d: group %d fresh %d", what, s,
+                     g, fresh);
         if (fresh) {
             num[g] = grp;
             held[g] = true;
-            /* complete: nothing in state, or everything loaded from it (after the 8-byte-only steps) */
+            /* complete: nothing in state, or everything loaded from it (after
+             * the 8-byte-only steps) */
             bool any = false;
             for (int w = 0; w < N_V; w++)
                 for (int y = 0; y < N_ALL; y++)
@@ -220,7 +266,10 @@ static void run_case(uint64_t seed, uint32_t i)
                         if (model[g][w][y].in_state) {
                             char yb[32];
                             size_t ylen = value_of(y, yb);
-                            cr_assert_eq(weir__gd_load(t, grp, (uint32_t)w, yb, ylen, model[g][w][y].state), 0);
+                            cr_assert_eq(weir__gd_load(t, grp, (uint32_t)w, yb,
+                                                       ylen,
+                                                       model[g][w][y].state),
+                                         0);
                         }
                 any = false;
             }
@@ -231,14 +280,21 @@ static void run_case(uint64_t seed, uint32_t i)
         ment *m = &model[g][v][x];
         int64_t *c;
         bool unknown;
-        cr_assert_eq(weir__gd_counts(t, grp, (uint32_t)v, vb, vlen, &c, &unknown), 0);
+        cr_assert_eq(
+            weir__gd_counts(t, grp, (uint32_t)v, vb, vlen, &c, &unknown), 0);
         if (unknown) {
-            cr_assert(!m->dirty, "%s: step %d: group %d view %d value %d changed, yet unknown", what, s, g, v, x);
+            cr_assert(
+                !m->dirty,
+                "%s: step %d: group %d view %d value %d changed, yet unknown",
+                what, s, g, v, x);
             memcpy(c, m->state, k_widths[v] * sizeof *c);
         }
         for (uint32_t k = 0; k < k_widths[v]; k++)
-            cr_assert_eq(c[k], m->cache[k], "%s: step %d: group %d view %d value %d counter %u: %" PRId64
-                         ", model %" PRId64, what, s, g, v, x, k, c[k], m->cache[k]);
+            cr_assert_eq(
+                c[k], m->cache[k],
+                "%s: step %d: group %d view %d value %d counter %u: %" PRId64
+                ", model %" PRId64,
+                what, s, g, v, x, k, c[k], m->cache[k]);
         for (uint32_t k = 0; k < k_widths[v]; k++)
             c[k] = m->cache[k] = next_counter(m->cache[k], nm);
         m->dirty = true;
@@ -253,9 +309,11 @@ static void run_case(uint64_t seed, uint32_t i)
 Test(group_distinct_corners, counters_and_values_at_their_edges)
 {
     const char *s = getenv("WEIR_SEED"), *n = getenv("WEIR_GDC_CASES");
-    uint64_t seed = s && *s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+    uint64_t seed = s && *s ? strtoull(s, NULL, 0)
+                            : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
     uint32_t cases = n && *n ? (uint32_t)strtoul(n, NULL, 0) : 60;
-    fprintf(stderr, "group_distinct_corners: WEIR_SEED=%" PRIu64 ", %u cases\n", seed, cases);
+    fprintf(stderr, "group_distinct_corners: WEIR_SEED=%" PRIu64 ", %u cases\n",
+            seed, cases);
     for (uint32_t i = 0; i < cases; i++)
         run_case(seed, i);
 }
