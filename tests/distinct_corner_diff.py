@@ -355,13 +355,9 @@ def run_case(case):
         case.note = case.note[:-1] + ", stopped after %d rows and restored)" % cut
         write_input(case, stream[:cut], retract, "part0.json")
         case.write("watched.sql", job_sql(case, aggs, global_agg, retract, True))
-        problem = diffrun.stop_mid_input(case, diffrun.engine_options(case, par, batch, rocksdb) + opts,
-                                         ready=lambda c: diffrun.first_parts_checkpointed(c, n_inputs=1))
-        if problem == "skip":
-            case.counts["restores skipped (no checkpoint with the first part read in 60 s)"] += 1
-            return []
-        if problem:
-            return [problem]
+        ended = diffrun.stop_for_restore(case, diffrun.engine_options(case, par, batch, rocksdb) + opts, n_inputs=1)
+        if ended is not None:
+            return ended
         write_input(case, stream[cut:], retract, "part1.json")
         par = 3 - par
         opts += ["-D", "state.checkpoints.dir=ckpt"]

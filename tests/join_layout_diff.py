@@ -593,12 +593,9 @@ def run_case(case):
         write_rows(case, "l", sides["l"], lrows[:cut_l], "part0.json")
         write_rows(case, "r", sides["r"], rrows[:cut_r], "part0.json")
         case.write("watched.sql", job_sql(case, sides, queries, True))
-        problem = diffrun.stop_mid_input(case, diffrun.engine_options(case, par, batch, case.rng.random() < 0.4))
-        if problem == "skip":
-            case.counts["skipped (no checkpoint with the first files read in 60 s)"] += 1
-            return []
-        if problem:
-            return [problem]
+        ended = diffrun.stop_for_restore(case, diffrun.engine_options(case, par, batch, case.rng.random() < 0.4))
+        if ended is not None:
+            return ended
         write_rows(case, "l", sides["l"], lrows[cut_l:], "part1.json")
         write_rows(case, "r", sides["r"], rrows[cut_r:], "part1.json")
         par = rng.choice([p for p in (1, 2, 4) if p != par])

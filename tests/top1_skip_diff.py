@@ -249,12 +249,9 @@ def run_case(case):
         write_rows(case, "o", o[:cut_o], "part0.json")
         write_rows(case, "m", m[:cut_m], "part0.json")
         case.write("watched.sql", job_sql(case, ktype, queries, "on", True))
-        problem = diffrun.stop_mid_input(case, diffrun.engine_options(case, par, batch, rocksdb))
-        if problem == "skip":
-            case.counts["skipped (no checkpoint with the first files read in 60 s)"] += 1
-            return problems
-        if problem:
-            return problems + [problem]
+        ended = diffrun.stop_for_restore(case, diffrun.engine_options(case, par, batch, rocksdb))
+        if ended is not None:
+            return problems + ended
         write_rows(case, "o", o[cut_o:], "part1.json")
         write_rows(case, "m", m[cut_m:], "part1.json")
         par = rng.choice([p for p in (1, 2, 4) if p != par])

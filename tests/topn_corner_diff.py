@@ -395,13 +395,9 @@ def run_case(case):
         case.note = case.note[:-1] + ", stopped after %d rows and restored)" % cut
         write_input(case, stream[:cut], retract)
         case.write("watched.sql", job_sql(case, ktype, queries, retract, files=True, watched=True))
-        problem = diffrun.stop_mid_input(case, diffrun.engine_options(case, par, batch, rocksdb) + ttl_opt,
-                                         ready=lambda c: diffrun.first_parts_checkpointed(c, n_inputs=1))
-        if problem == "skip":
-            case.counts["restores skipped (no checkpoint with the first part read in 60 s)"] += 1
-            return []
-        if problem:
-            return [problem]
+        ended = diffrun.stop_for_restore(case, diffrun.engine_options(case, par, batch, rocksdb) + ttl_opt, n_inputs=1)
+        if ended is not None:
+            return ended
         write_input(case, stream[cut:], retract, "part1.json")
         par = rng.choice([p for p in (1, 2, 4) if p != par])
         case.counts["cases stopped and restored at another parallelism"] += 1

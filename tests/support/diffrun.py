@@ -329,6 +329,18 @@ def stop_mid_input(case, opts, ready=first_parts_checkpointed, sql="watched.sql"
             p.wait()
 
 
+def stop_for_restore(case, opts, n_inputs=2):
+    """stop_mid_input until a checkpoint holds the first file of each of
+    n_inputs inputs whole: None when the job stopped with its final
+    checkpoint; else what the case returns, [] when no such checkpoint came
+    in time (counted in case.counts) or [the problem]."""
+    problem = stop_mid_input(case, opts, ready=lambda c: first_parts_checkpointed(c, n_inputs=n_inputs))
+    if problem == "skip":
+        case.counts["restores skipped (no checkpoint with the first parts read in 60 s)"] += 1
+        return []
+    return [problem] if problem else None
+
+
 def engine_options(case, parallelism, batch=None, rocksdb=False):
     """The -D options that run a case at a parallelism, a batch size, and on
     RocksDB (state under the case's folder) or the default backend, plus the
