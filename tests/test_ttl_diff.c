@@ -26,9 +26,10 @@
  * or a regular join, SELECT l.id, r.id, l.k FROM t l JOIN t2 r ON l.k =
  * r.k, t2 a second such source with keys of its own (the TTL from the SET,
  * or a STATE_TTL hint with a TTL for each side), on the heap or RocksDB
- * backend, at
- * parallelism 1 or 2 (a key's rows then all come from one source subtask,
- * so their order is the file's), and steps between batches drawn around
+ * backend, its sources at parallelism p = 1 or 2 (a key's rows then all
+ * come from one source subtask, so their order is the file's), the rest of
+ * the job at p too unless a restore rescales it (below), and steps between
+ * batches drawn around
  * the TTL: often exactly the TTL after a key's last write, where its
  * state has expired (an entry is gone once now >= its last write + TTL,
  * as in Flink's NeverReturnExpired with OnCreateAndWrite).
@@ -65,6 +66,19 @@
  * job restored from it, its clock at the next batch's: stamps are state,
  * so the model runs as if the job never stopped.
  *
+ * Half of those restore at another parallelism: the job runs at 1, 2 or 3
+ * before the stop and at another of them after it ('parallelism.default'),
+ * so key groups move between the stateful operator's subtasks, and their
+ * stamps must move with them (a stamp lost or reset there lets state live
+ * too long or expire too early). The sources stay at p ('scan.parallelism'
+ * = p in both jobs): a datagen source deals row g to its subtask g mod p,
+ * and the ids of its splits name p, so it refuses a restore at another
+ * parallelism rather than read rows twice or never. A key's rows so still
+ * come from one source subtask, through one keyed channel to whichever
+ * subtask owns the key now, in the file's order, and each source subtask's
+ * bucket still gives its share of a batch per step: the model holds
+ * exactly across a rescale, unchanged.
+ *
  * WEIR_SEED replays a run (the seed is printed); WEIR_TTL_CASES sets the
  * number of cases (default 60), WEIR_TTL_CASE=i runs case i alone.
  */
@@ -89,7 +103,8 @@
 typedef struct ttl_case {
     uint32_t rate;      /* rows a second: one batch */
     uint32_t n_batches; /* the input is n_batches * rate rows */
-    uint32_t par;
+    uint32_t par;       /* the sources' parallelism ('scan.parallelism') */
+    uint32_t job_par[2]; /* the job's ('parallelism.default') before the stop and after the restore */
     int64_t ttl_ms;
     int64_t clock[MAX_BATCHES]; /* T_b */
     uint32_t mul, add, n_keys, null_mod; /* k = MOD(id * mul + add, n_keys), NULL when MOD(id, null_mod) = 0 */
@@ -486,6 +501,15 @@ static void draw(ttl_case *c, uint64_t *rng)
         }
         c->clock[b] = c->clock[b - 1] + (step < 1000 ? 1000 : step);
     }
+    /* Half the restores rescale: the job runs at 1, 2 or 3 before the
+     * stop and at another of them after it (key groups move between
+     * subtasks), its sources at c->par throughout (see the top). Drawn
+     * last, so that a seed draws the rest of a case as before. */
+    c->job_par[0] = c->job_par[1] = c->par;
+    if (c->stop_after >= 0 && rng_below(rng, 2)) {
+        c->job_par[0] = 1 + rng_below(rng, 3);
+        c->job_par[1] = 1 + (c->job_par[0] + rng_below(rng, 2)) % 3;
+    }
 }
 
 static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t cap)
@@ -517,16 +541,18 @@ static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t
     snprintf(sql, cap,
              "%s%s"
              "CREATE TABLE src (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '%u',\n"
+             "  'scan.parallelism' = '%u',\n"
              "  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '%" PRIu64 "');\n"
              "CREATE VIEW t AS SELECT id, MOD(id, 5) + 1 AS v, %s AS k, PROCTIME() AS pt FROM src%s;\n",
-             ttl, backend, c->rate, rows - 1, keyexpr, where);
+             ttl, backend, c->rate, c->par, rows - 1, keyexpr, where);
     size_t n = strlen(sql);
     if (c->kind == JOIN || c->kind == OUTER_JOIN) {
         snprintf(sql + n, cap - n,
                  "CREATE TABLE src2 (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '%u',\n"
+                 "  'scan.parallelism' = '%u',\n"
                  "  'fields.id.kind' = 'sequence', 'fields.id.start' = '0', 'fields.id.end' = '%" PRIu64 "');\n"
                  "CREATE VIEW t2 AS SELECT id, %s AS k FROM src2;\n",
-                 c->rate, rows - 1, keyright);
+                 c->rate, c->par, rows - 1, keyright);
         n = strlen(sql);
     }
     /* bit b of c->flip for a row of batch b (side_keeps) */
@@ -593,13 +619,14 @@ static bool wait_counts(weir_job *job, double read, double kept, double written)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Plans sql and starts it at the clock mc; restored from dir/chk's newest
- * checkpoint, or the savepoint sp (NULL: neither), when the case stops. */
-static weir_sql_job *start_job(const ttl_case *c, const char *sql, weir_manual_clock *mc, FILE *mem,
+/* Plans sql and starts it at the clock mc, at parallelism par; restored
+ * from dir/chk's newest checkpoint, or the savepoint sp (NULL: neither),
+ * when the case stops. */
+static weir_sql_job *start_job(const ttl_case *c, const char *sql, uint32_t par, weir_manual_clock *mc, FILE *mem,
                                const char *dir, bool latest, const char *sp, const char *what)
 {
     char p[16], chk[96], sps[96];
-    snprintf(p, sizeof p, "%u", c->par);
+    snprintf(p, sizeof p, "%u", par);
     const char *keys[] = {"parallelism.default"}, *vals[] = {p};
     weir_sql_job_options opt = {.set_keys = keys,
                                 .set_values = vals,
@@ -660,7 +687,7 @@ static void run(const ttl_case *c, const size_t *after, const size_t *kept, cons
     FILE *mem = open_memstream(&buf, &len);
     cr_assert(mem);
     weir_manual_clock *mc = weir_manual_clock_create(c->clock[0]);
-    weir_sql_job *sj = start_job(c, sql, mc, mem, dir, false, NULL, what);
+    weir_sql_job *sj = start_job(c, sql, c->job_par[0], mc, mem, dir, false, NULL, what);
     counts base = {0};
     /* A batch that gives fewer rows than the model's is reported, and the
      * run goes on: the rows compared below say which differ. */
@@ -668,8 +695,8 @@ static void run(const ttl_case *c, const size_t *after, const size_t *kept, cons
         if (b)
             weir_manual_clock_set(mc, c->clock[b]);
         if (b && (int32_t)b == c->stop_after + 1)
-            sj = start_job(c, sql, mc, mem, dir, c->stop_how != SAVEPOINT, c->stop_how == SAVEPOINT ? sp : NULL,
-                           what);
+            sj = start_job(c, sql, c->job_par[1], mc, mem, dir, c->stop_how != SAVEPOINT,
+                           c->stop_how == SAVEPOINT ? sp : NULL, what);
         weir_job *job = weir_sql_job_graph(sj);
         uint32_t read = (b + 1) * c->rate * (c->kind == JOIN || c->kind == OUTER_JOIN ? 2 : 1);
         bool reached = wait_counts(job, read - base.read, (double)kept[b] - base.stateful,
@@ -702,7 +729,8 @@ static void run(const ttl_case *c, const size_t *after, const size_t *kept, cons
     free(buf);
 }
 
-static void check_case(uint64_t seed, uint32_t i)
+/* Runs case i of seed; true when it restored at another parallelism. */
+static bool check_case(uint64_t seed, uint32_t i)
 {
     uint64_t rng = seed ^ (0x5851F42D4C957F2Dull * (i + 1));
     ttl_case c;
@@ -712,7 +740,7 @@ static void check_case(uint64_t seed, uint32_t i)
     case_sql(&c, dir, sql, sizeof sql);
     snprintf(what, sizeof what,
              "WEIR_SEED=%" PRIu64 " case %u (%s, ttl %" PRId64 " ms, right %" PRId64
-             " ms, %u batches of %u, p %u, %s, stops after batch %d%s)",
+             " ms, %u batches of %u, p %u (job %u -> %u), %s, stops after batch %d%s)",
              seed, i,
              c.kind == GROUP_AGG    ? "group aggregation"
              : c.kind == JOIN       ? "join"
@@ -720,7 +748,7 @@ static void check_case(uint64_t seed, uint32_t i)
              : c.kind == TOP_N      ? "top-n"
              : c.kind == FIRST_ROW  ? "first row"
                                     : "last row",
-             c.ttl_ms, c.ttl_right_ms, c.n_batches, c.rate, c.par, c.rocksdb ? "rocksdb" : "heap", c.stop_after,
+             c.ttl_ms, c.ttl_right_ms, c.n_batches, c.rate, c.par, c.job_par[0], c.job_par[1], c.rocksdb ? "rocksdb" : "heap", c.stop_after,
              c.stop_after < 0               ? ""
              : c.stop_how == SAVEPOINT      ? " (savepoint)"
              : c.stop_how == CHECKPOINT     ? " (checkpoint)"
@@ -744,6 +772,7 @@ static void check_case(uint64_t seed, uint32_t i)
     char rm[128];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);
     cr_assert_eq(system(rm), 0);
+    return c.job_par[0] != c.job_par[1];
 }
 
 Test(ttl_diff, state_expires_exactly_at_its_ttl, .timeout = 600)
@@ -752,7 +781,9 @@ Test(ttl_diff, state_expires_exactly_at_its_ttl, .timeout = 600)
     uint64_t seed = s && *s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
     uint32_t cases = n && *n ? (uint32_t)strtoul(n, NULL, 0) : 60;
     fprintf(stderr, "ttl_diff: WEIR_SEED=%" PRIu64 ", %u cases (WEIR_TTL_CASE=i runs one)\n", seed, cases);
+    uint32_t rescaled = 0;
     for (uint32_t i = 0; i < cases; i++)
         if (!one || !*one || strtoul(one, NULL, 0) == i)
-            check_case(seed, i);
+            rescaled += check_case(seed, i);
+    fprintf(stderr, "ttl_diff: %u cases restored at another parallelism\n", rescaled);
 }
