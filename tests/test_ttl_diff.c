@@ -73,6 +73,16 @@
  * (the +U after it then starts it again, +I); else -U[old] +U[new]. An
  * inner +I for a key whose outer state lives adds a second row there.
  *
+ * A join of an aggregation (model_agg_join): a = SELECT k, COUNT(*) AS
+ * cnt FROM tl GROUP BY k (its TTL from the SET) joined with tr (tl and tr
+ * split the keys per batch as for outer joins), each side with its TTL
+ * from a hint. The join forwards the input row's kind (an update of a
+ * stays an update) and stores a's rows with a count of copies, stamped
+ * when the count changes: a -U meets the other side's live rows even when
+ * its own stored copy expired (docs/joins.md, as in Flink), and removes
+ * nothing then; an old row of a whose key's aggregation expired (a +I, no
+ * -U) stays stored beside the new one until its own TTL.
+ *
  * Half the cases stop after a batch, with a savepoint or with a
  * checkpoint (on RocksDB maybe incremental) and a cancel, and go on in a
  * job restored from it, its clock at the next batch's: stamps are state,
@@ -122,8 +132,9 @@ typedef struct ttl_case {
     uint32_t mul, add, n_keys, null_mod; /* k = MOD(id * mul + add, n_keys), NULL when MOD(id, null_mod) = 0 */
     uint32_t skip_mod, skip_rem;         /* WHERE MOD(id, skip_mod) <> skip_rem; skip_mod 0: no WHERE */
     bool rocksdb, hint;
-    enum { GROUP_AGG, FIRST_ROW, LAST_ROW, JOIN, OUTER_JOIN, TOP_N, AGG_OF_AGG } kind;
+    enum { GROUP_AGG, FIRST_ROW, LAST_ROW, JOIN, OUTER_JOIN, TOP_N, AGG_OF_AGG, JOIN_OF_AGG } kind;
     int64_t ttl_right_ms;      /* join: the right side's TTL (a hint may give each its own); AGG_OF_AGG: the outer's */
+    int64_t ttl_agg_ms;        /* JOIN_OF_AGG: the aggregation's TTL (the join's sides': ttl_ms, ttl_right_ms) */
     uint32_t mul_right, add_right; /* join: the right side's k = MOD(id * mul_right + add_right, n_keys) */
     bool outer[2];             /* outer join: LEFT (outer[0]), RIGHT (outer[1]) or FULL (both) */
     uint32_t flip;             /* outer join: bit b says which keys are each side's in batch b (side_keeps) */
@@ -144,6 +155,12 @@ static uint64_t rng_next(uint64_t *s)
 static uint32_t rng_below(uint64_t *s, uint32_t n) { return (uint32_t)(rng_next(s) % n); }
 
 /* ---- the model ---- */
+
+/* Retractions that found their state expired in the model (an outer
+ * aggregation drops them; a join removes nothing), over the run: the
+ * summary says such cases were drawn. */
+static uint32_t dropped_retractions;
+
 
 typedef struct model_key {
     bool live;
@@ -428,10 +445,6 @@ static void add_agg(lines *out, const char *kind, const char *k, int64_t a, int6
     lines_add(out, line);
 }
 
-/* Retractions the model's outer aggregations dropped (their state had
- * expired), over the run: the summary says the case was drawn. */
-static uint32_t dropped_retractions;
-
 /* The outer aggregation of model_agg2: its state of one key. */
 typedef struct outer_key {
     bool live;
@@ -507,16 +520,114 @@ static void model_agg2(const ttl_case *c, lines *out, size_t *after, size_t *kep
     }
 }
 
+/* A row of the aggregation that model_agg_join's join stores: its cnt,
+ * copies and stamp. */
+typedef struct left_row {
+    int64_t cnt, copies, stamp;
+    uint32_t k;
+} left_row;
+
+/* The join of model_agg_join reads the aggregation's row (k, cnt) of kind
+ * kind at now: joined with every live right row of k (the kind
+ * forwarded), then stored, or one copy of it removed. */
+static void join_left(const ttl_case *c, lines *out, left_row *ls, size_t *n_ls, const stored_row *rs, size_t n_rs,
+                      int64_t now, const char *kind, uint32_t k, int64_t cnt)
+{
+    if (k == c->n_keys)
+        return; /* a NULL key matches nothing and is not stored */
+    bool retract = kind[0] == '-';
+    for (size_t i = 0; i < n_rs; i++)
+        if (rs[i].k == k && now < rs[i].stamp + c->ttl_right_ms) {
+            char line[96];
+            snprintf(line, sizeof line, "%s[%u, %" PRId64 ", %" PRId64 "]", kind, k, cnt, rs[i].id);
+            lines_add(out, line);
+        }
+    left_row *e = NULL;
+    for (size_t i = 0; i < *n_ls && !e; i++)
+        if (ls[i].k == k && ls[i].cnt == cnt && ls[i].copies && now < ls[i].stamp + c->ttl_ms)
+            e = &ls[i];
+    if (retract) { /* one copy fewer; none found (expired): nothing */
+        if (e) {
+            e->copies--;
+            e->stamp = now;
+        } else
+            dropped_retractions++;
+    } else if (e) {
+        e->copies++;
+        e->stamp = now;
+    } else
+        ls[(*n_ls)++] = (left_row){.cnt = cnt, .copies = 1, .stamp = now, .k = k};
+}
+
+/*
+ * A join over an aggregation's changelog (see the top): the aggregation,
+ * a = SELECT k, COUNT(*) AS cnt FROM tl GROUP BY k under ttl_agg_ms, gives
+ * -U[old] +U[new] or +I[new] per row (as in model_agg2); the inner join of
+ * a with tr, its sides under ttl_ms and ttl_right_ms, stores each row of a
+ * with a count of its copies (stamped when the count changes), and each
+ * row of tr at its arrival. A row of either side meets the other side's
+ * live rows; a retraction meets them too even when its own stored copy
+ * expired (it removes nothing then). In batch b a key is one side's only
+ * (side_keeps), so the order in which the join reads the sides does not
+ * matter.
+ */
+static void model_agg_join(const ttl_case *c, lines *out, size_t *after, size_t *kept)
+{
+    size_t n_kept = 0, n_ls = 0, n_rs = 0, cap = (size_t)c->rate * c->n_batches;
+    left_row *ls = calloc(2 * cap, sizeof *ls);
+    stored_row *rs = calloc(cap, sizeof *rs);
+    cr_assert(ls && rs);
+    model_key agg[MAX_KEYS + 1];
+    memset(agg, 0, sizeof agg);
+    for (uint32_t b = 0; b < c->n_batches; b++) {
+        int64_t now = c->clock[b];
+        for (int64_t id = (int64_t)b * c->rate; id < (int64_t)(b + 1) * c->rate; id++) {
+            if (side_keeps(c, 0, id)) {
+                uint32_t k = key_of(c, id);
+                model_key *s = &agg[k];
+                bool live = s->live && now < s->written + c->ttl_agg_ms;
+                n_kept += live ? 3 : 2; /* the row into the aggregation, its rows into the join */
+                if (live)
+                    join_left(c, out, ls, &n_ls, rs, n_rs, now, "-U", k, s->count);
+                else
+                    *s = (model_key){.live = true};
+                s->count++;
+                s->written = now;
+                join_left(c, out, ls, &n_ls, rs, n_rs, now, live ? "+U" : "+I", k, s->count);
+            }
+            if (side_keeps(c, 1, id)) {
+                uint32_t k = key_right(c, id);
+                n_kept++;
+                if (k == c->n_keys)
+                    continue;
+                for (size_t i = 0; i < n_ls; i++)
+                    if (ls[i].k == k && now < ls[i].stamp + c->ttl_ms)
+                        for (int64_t j = 0; j < ls[i].copies; j++) {
+                            char line[96];
+                            snprintf(line, sizeof line, "+I[%u, %" PRId64 ", %" PRId64 "]", k, ls[i].cnt, id);
+                            lines_add(out, line);
+                        }
+                rs[n_rs++] = (stored_row){.id = id, .stamp = now, .k = k};
+            }
+        }
+        after[b] = out->n;
+        kept[b] = n_kept;
+    }
+    free(ls);
+    free(rs);
+}
+
 /* The rows the job writes, batch after batch; after[b]: how many once
  * batch b is aggregated, kept[b]: how many rows of batches 0..b the
  * stateful operator processes (those that pass the WHERE). */
 static void model(const ttl_case *c, lines *out, size_t *after, size_t *kept)
 {
-    if (c->kind == JOIN || c->kind == OUTER_JOIN || c->kind == TOP_N || c->kind == AGG_OF_AGG) {
+    if (c->kind != GROUP_AGG && c->kind != FIRST_ROW && c->kind != LAST_ROW) {
         (c->kind == JOIN         ? model_join
          : c->kind == OUTER_JOIN ? model_outer
          : c->kind == TOP_N      ? model_top
-                                 : model_agg2)(c, out, after, kept);
+         : c->kind == AGG_OF_AGG ? model_agg2
+                                 : model_agg_join)(c, out, after, kept);
         return;
     }
     size_t n_kept = 0;
@@ -570,20 +681,26 @@ static void draw(ttl_case *c, uint64_t *rng)
         c->skip_rem = rng_below(rng, c->skip_mod);
     }
     c->rocksdb = rng_below(rng, 3) == 0;
-    uint32_t k = rng_below(rng, 11);
+    uint32_t k = rng_below(rng, 12);
     c->kind = k < 2    ? GROUP_AGG
               : k < 4  ? JOIN
               : k == 4 ? FIRST_ROW
               : k == 5 ? LAST_ROW
               : k < 8  ? OUTER_JOIN
               : k < 10 ? TOP_N
-                       : AGG_OF_AGG;
+              : k < 11 ? AGG_OF_AGG
+                       : JOIN_OF_AGG;
     bool join = c->kind == JOIN || c->kind == OUTER_JOIN;
     /* a STATE_TTL hint is for joins and aggregations; a join's gives each
      * side its own; the outer of two aggregations always has its own */
     c->hint = (c->kind == GROUP_AGG || c->kind == AGG_OF_AGG || join) && rng_below(rng, 2);
-    c->ttl_right_ms = (c->hint && join) || c->kind == AGG_OF_AGG ? 1000 + 500 * (int64_t)rng_below(rng, 15)
-                                                                 : c->ttl_ms;
+    c->ttl_right_ms = (c->hint && join) || c->kind == AGG_OF_AGG || c->kind == JOIN_OF_AGG
+                          ? 1000 + 500 * (int64_t)rng_below(rng, 15)
+                          : c->ttl_ms;
+    if (c->kind == JOIN_OF_AGG) {
+        c->hint = false; /* the join's TTLs from a hint, the aggregation's from the SET */
+        c->ttl_agg_ms = 1000 + 500 * (int64_t)rng_below(rng, 15);
+    }
     uint32_t o = rng_below(rng, 3); /* LEFT, RIGHT, FULL */
     c->outer[0] = c->kind == OUTER_JOIN && o != 1;
     c->outer[1] = c->kind == OUTER_JOIN && o != 0;
@@ -602,6 +719,8 @@ static void draw(ttl_case *c, uint64_t *rng)
     for (uint32_t b = 1; b < c->n_batches; b++) {
         int64_t step;
         int64_t ttl = rng_below(rng, 2) ? c->ttl_ms : c->ttl_right_ms;
+        if (c->kind == JOIN_OF_AGG && rng_below(rng, 3) == 0)
+            ttl = c->ttl_agg_ms;
         switch (rng_below(rng, 5)) {
         case 0: step = ttl; break;
         case 1: step = ttl - 1; break;
@@ -643,7 +762,8 @@ static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t
     else if (c->hint)
         snprintf(hint, sizeof hint, "/*+ STATE_TTL('t' = '%" PRId64 " ms') */ ", c->ttl_ms);
     else
-        snprintf(ttl, sizeof ttl, "SET 'table.exec.state.ttl' = '%" PRId64 " ms';\n", c->ttl_ms);
+        snprintf(ttl, sizeof ttl, "SET 'table.exec.state.ttl' = '%" PRId64 " ms';\n",
+                 c->kind == JOIN_OF_AGG ? c->ttl_agg_ms : c->ttl_ms);
     if (c->rocksdb)
         snprintf(backend, sizeof backend, "SET 'state.backend.type' = 'rocksdb';\nSET 'weir.state.dir' = '%s';\n",
                  state_dir);
@@ -656,7 +776,7 @@ static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t
              "CREATE VIEW t AS SELECT id, MOD(id, 5) + 1 AS v, %s AS k, PROCTIME() AS pt FROM src%s;\n",
              ttl, backend, c->rate, c->par, rows - 1, keyexpr, where);
     size_t n = strlen(sql);
-    if (c->kind == JOIN || c->kind == OUTER_JOIN) {
+    if (c->kind == JOIN || c->kind == OUTER_JOIN || c->kind == JOIN_OF_AGG) {
         snprintf(sql + n, cap - n,
                  "CREATE TABLE src2 (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '%u',\n"
                  "  'scan.parallelism' = '%u',\n"
@@ -686,6 +806,14 @@ static void case_sql(const ttl_case *c, const char *state_dir, char *sql, size_t
                  c->top_rn ? ", rn" : "", c->top_desc ? "DESC" : "ASC", c->top_n);
     else if (c->kind == GROUP_AGG)
         snprintf(sql + n, cap - n, "SELECT %sk, COUNT(*), SUM(v), MAX(id) FROM t GROUP BY k;\n", hint);
+    else if (c->kind == JOIN_OF_AGG)
+        snprintf(sql + n, cap - n,
+                 "CREATE VIEW tl AS SELECT * FROM t WHERE k IS NULL OR MOD(k + %s, 2) = 0;\n"
+                 "CREATE VIEW tr AS SELECT * FROM t2 WHERE k IS NULL OR MOD(k + %s, 2) = 1;\n"
+                 "CREATE VIEW a AS SELECT k, COUNT(*) AS cnt FROM tl GROUP BY k;\n"
+                 "SELECT /*+ STATE_TTL('a' = '%" PRId64 " ms', 'r' = '%" PRId64 " ms') */ a.k, a.cnt, r.id "
+                 "FROM a JOIN tr r ON a.k = r.k;\n",
+                 flip, flip, c->ttl_ms, c->ttl_right_ms);
     else if (c->kind == AGG_OF_AGG)
         snprintf(sql + n, cap - n,
                  "CREATE VIEW a AS SELECT %sk, COUNT(*) AS cnt, SUM(v) AS s FROM t GROUP BY k;\n"
@@ -813,7 +941,8 @@ static void run(const ttl_case *c, const size_t *after, const size_t *kept, cons
             sj = start_job(c, sql, c->job_par[1], mc, mem, dir, c->stop_how != SAVEPOINT,
                            c->stop_how == SAVEPOINT ? sp : NULL, what);
         weir_job *job = weir_sql_job_graph(sj);
-        uint32_t read = (b + 1) * c->rate * (c->kind == JOIN || c->kind == OUTER_JOIN ? 2 : 1);
+        uint32_t read =
+            (b + 1) * c->rate * (c->kind == JOIN || c->kind == OUTER_JOIN || c->kind == JOIN_OF_AGG ? 2 : 1);
         bool reached = wait_counts(job, read - base.read, (double)kept[b] - base.stateful,
                                    (double)after[b] - base.written);
         counts n = job_counts(job);
@@ -862,6 +991,7 @@ static bool check_case(uint64_t seed, uint32_t i)
              : c.kind == OUTER_JOIN ? "outer join"
              : c.kind == TOP_N      ? "top-n"
              : c.kind == AGG_OF_AGG ? "aggregation of an aggregation"
+             : c.kind == JOIN_OF_AGG ? "join of an aggregation"
              : c.kind == FIRST_ROW  ? "first row"
                                     : "last row",
              c.ttl_ms, c.ttl_right_ms, c.n_batches, c.rate, c.par, c.job_par[0], c.job_par[1], c.rocksdb ? "rocksdb" : "heap", c.stop_after,
