@@ -279,7 +279,7 @@ static void model_join(const ttl_case *c, lines *out, size_t *after, size_t *kep
     }
 }
 
-/* An outer join's stored row: its id, key, TTL stamp and associations. */
+/* A join's stored row: its id, key, TTL stamp and associations (outer joins). */
 typedef struct stored_row {
     int64_t id, stamp, assoc;
     uint32_t k;
