@@ -29,8 +29,7 @@
  * backend, its sources at parallelism p = 1 or 2 (a key's rows then all
  * come from one source subtask, so their order is the file's), the rest of
  * the job at p too unless a restore rescales it (below), and steps between
- * batches drawn around
- * the TTL: often exactly the TTL after a key's last write, where its
+ * batches drawn around the TTL: often exactly the TTL after a key's last write, where its
  * state has expired (an entry is gone once now >= its last write + TTL,
  * as in Flink's NeverReturnExpired with OnCreateAndWrite).
  *
@@ -102,7 +101,9 @@
  * exactly across a rescale, unchanged.
  *
  * WEIR_SEED replays a run (the seed is printed); WEIR_TTL_CASES sets the
- * number of cases (default 60), WEIR_TTL_CASE=i runs case i alone.
+ * number of cases (default 60), WEIR_TTL_CASE=i runs case i alone. A run
+ * ends by saying how many cases rescaled and how many retractions found
+ * their state expired, so that it shows those were drawn.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
