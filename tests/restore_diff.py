@@ -17,6 +17,9 @@ that generator's oracle (both imported, no code shared with weir):
   changelog  changelog_diff.py: GROUP BY and ROLLUP, OVER, Top-N (also
              over a GROUP BY), ORDER BY LIMIT, temporal sort,
              deduplication, regular and interval joins, semi/anti joins;
+             some (ENDED_JOIN_SHARE) of its join queries only, their
+             tables t and t2 in folders of their own (the same rows),
+             one ended before the restore (CutInputs, below);
   cdc        cdc_diff.py: debezium-json sources (one history per table in
              a folder) under filters, GROUP BY, DISTINCT, joins, Top-N,
              and PRIMARY KEY sinks with the upsert materializer (FORCE);
@@ -28,7 +31,9 @@ that generator's oracle (both imported, no code shared with weir):
              FULL) of two inputs with watermarks of their own, over
              window table functions or window aggregations (SESSION
              too), with a window aggregation or a second window join
-             after some; about one case in nine (WEIGHTS);
+             after some; about one case in nine (WEIGHTS); some
+             (ENDED_JOIN_SHARE) with one input ended before the restore
+             (CutInputs, below);
   retract    retract_diff.py: GROUP BY (by key or global, also over an
              inner GROUP BY) of every aggregate function over one
              debezium-json history (LISTAGG, COLLECT, ARRAY_AGG,
@@ -57,6 +62,21 @@ that generator's oracle (both imported, no code shared with weir):
              parallelism, and the rest of its versions come as a second
              file before the last run (ended_cut: on time, or late behind
              the held watermark).
+The joins with an input ended before the restore (CutInputs: the
+temporal jobs above, some changelog jobs of joins only and some window
+join jobs): one input is bounded in the live runs, so it ends in the
+first and the join runs by the other's watermark alone; the other is cut
+in two, its rows from the cut on a second file added before the last run,
+and the last restore is mostly (ENDED_RESCALE_SHARE) at another
+parallelism, where the ended input's new subtasks must end again: the
+rows, windows and timers the ended input left in the join's state must
+wait for the going input's rows after the restore and join them, neither
+dropped (a watermark that went to +infinity at the restore) nor held back.
+Where nothing reads the ended input alone (no window aggregation over it,
+no self-join: those fired everything at its end) it gets the rest of its
+rows as a second file too, each on time or late by the watermark the join
+holds it at (the other input's at the checkpoint, held_wm.h) as by the
+oracle's (ended_cut); a join that restored it at +infinity drops them all.
 Every result goes to a filesystem sink in debezium-json (the print sinks of
 the first two generators are swapped for one), so what a case compares is
 the committed output: the visible files, which the sinks make visible
