@@ -19,7 +19,10 @@ that generator's oracle (both imported, no code shared with weir):
              deduplication, regular and interval joins, semi/anti joins;
              some (ENDED_JOIN_SHARE) of its join queries only, their
              tables t and t2 in folders of their own (the same rows),
-             one ended before the restore (CutInputs, below);
+             one ended before the restore (CutInputs, below), a quarter
+             of those join_bounded_diff.py's (Nexmark q7's regular join
+             of bids with a window aggregation, whose state the
+             watermark bounds) likewise over tables bid and bid1;
   cdc        cdc_diff.py: debezium-json sources (one history per table in
              a folder) under filters, GROUP BY, DISTINCT, joins, Top-N,
              and PRIMARY KEY sinks with the upsert materializer (FORCE);
@@ -63,15 +66,18 @@ that generator's oracle (both imported, no code shared with weir):
              file before the last run (ended_cut: on time, or late behind
              the held watermark).
 The joins with an input ended before the restore (CutInputs: the
-temporal jobs above, some changelog jobs of joins only and some window
-join jobs): one input is bounded in the live runs, so it ends in the
+temporal jobs above, some changelog jobs of joins only or of q7's bounded
+join, and some window join jobs): one input is bounded in the live runs, so it ends in the
 first and the join runs by the other's watermark alone; the other is cut
 in two, its rows from the cut on a second file added before the last run,
 and the last restore is mostly (ENDED_RESCALE_SHARE) at another
 parallelism, where the ended input's new subtasks must end again: the
 rows, windows and timers the ended input left in the join's state must
-wait for the going input's rows after the restore and join them, neither
-dropped (a watermark that went to +infinity at the restore) nor held back.
+wait for the going input's rows after the restore and join them, not
+dropped (a watermark that went to +infinity at the restore). (A join
+whose watermark is held back after the restore, the ended input not
+ended again, shows in no committed row: the last run ends every input
+and fires all.)
 Where nothing reads the ended input alone (no window aggregation over it,
 no self-join: those fired everything at its end) it gets the rest of its
 rows as a second file too, each on time or late by the watermark the join
@@ -157,9 +163,9 @@ forgot its last emitted row fails even where a later firing hides it.
 What it does not cover: the changelogs of retract jobs row by row (only
 their final tables: a restore at another parallelism changes how keys
 interleave, one under mini-batch how changes fold) and the aggregates
-retract_diff refuses over an updating input; changelog jobs, the rank
-jobs not cut and the window jobs of one file not cut read one input file
-that is there
+retract_diff refuses over an updating input; changelog jobs (but for
+those of joins with an input ended), the rank jobs not cut and the
+window jobs of one file not cut read one input file that is there
 from the start (their oracles model the watermark of one split), so their
 restored runs mostly resume with all rows read and windows, timers and
 state pending, not half way through the file; a cut job's late row
@@ -190,6 +196,7 @@ skipped shapes too.
 
 import collections
 import copy
+import datetime
 import glob
 import json
 import os
@@ -211,6 +218,7 @@ import retract_diff as rd  # noqa: E402
 import window_join_diff as wj  # noqa: E402
 import match_diff as md  # noqa: E402
 import temporal_join_diff as tj  # noqa: E402
+import join_bounded_diff as jb  # noqa: E402
 
 ALL_FAMILIES = {"window", "changelog", "cdc", "rank", "retract", "wjoin", "match", "temporal"}
 # How often a family is drawn, against 1 for each of the others: a retract
@@ -535,6 +543,12 @@ def fate_cut(rng, times, delay, ends):
     return rng.choice(others) if others else None
 
 
+def no_late(t):
+    """No row is late (a regular join): no window to be late in, in the
+    ends of timed_fate."""
+    return []
+
+
 def before_w(t):
     """A row late when its time is behind the watermark (t < W), in the
     ends of timed_fate: a window that ends at t + 1."""
@@ -847,21 +861,21 @@ class CutInputs:
     vcut = None  # the ended input's rows from vcut on come after the restore
     vlate = 0  # how many of those are late by the held watermark
 
-    def draw_ended(self, case, sts, going, stop, ends, rows_after):
-        """Cuts the going input (going, stop: (times, delay) of the input
-        that goes on and of the one that ends), where the last run judges
-        each row of the second file as the oracle does (fate_cut; ends as
-        timed_fate's); where rows_after, the ended input's rows too
-        (ended_cut: on time or late by the held watermark as by the
-        oracle's). False where no cut fits."""
-        cut = fate_cut(case.rng, going[0], going[1], ends)
+    def draw_ended(self, case, sts, going, stop, rows_after):
+        """Cuts the going input where the last run judges each row of the
+        second file as the oracle does (fate_cut); where rows_after, the
+        ended input's rows too (ended_cut: on time or late by the held
+        watermark as by the oracle's). going, stop: (event times in
+        arrival order, watermark delay, ends as timed_fate's) of the input
+        that goes on and of the one that ends. False where no cut fits."""
+        cut = fate_cut(case.rng, *going)
         if not cut:
             return False
         self.cut, self.cut_row = cut
         self.ended = True
         if rows_after:
             w_p = max(going[0][:self.cut]) - going[1]
-            cuts = ended_cut(stop[0], stop[1], w_p, ends)
+            cuts = ended_cut(stop[0], stop[1], w_p, stop[2])
             if cuts:
                 self.vcut, self.vlate = case.rng.choice(cuts)
         rescale_last(case, self, sts, ENDED_RESCALE_SHARE)
@@ -929,9 +943,9 @@ class WindowJoinJob(CutInputs, RankJob):
         go = "r" if stop == "l" else "l"
         alone = any(q["tables"]["L"] == q["tables"]["R"] == stop or
                     any(q["shapes"][s] == "agg" and q["tables"][s] == stop for s in "LR") for q in j.queries)
-        ins = {name: ([r["ts"] for r in rows], delay) for name, (rows, delay) in j.inputs().items()}
-        if self.draw_ended(case, sts, ins[go], ins[stop], lambda t: [e for _, e in wj.windows_of(t, j.win)],
-                           not alone):
+        ends = lambda t: [e for _, e in wj.windows_of(t, j.win)]  # noqa: E731
+        ins = {name: ([r["ts"] for r in rows], delay, ends) for name, (rows, delay) in j.inputs().items()}
+        if self.draw_ended(case, sts, ins[go], ins[stop], not alone):
             self.stop = stop
             self.note = " with its input %s ended before the restore (%d rows of it after it)" % (
                 stop, 0 if self.vcut is None else len(ins[stop][0]) - self.vcut)
@@ -984,8 +998,8 @@ class ChangelogJoinJob(CutInputs, ChangelogJob):
         interval = any("a.ts BETWEEN" in q.weir for q in j.queries)
         stop = case.rng.choice(["t", "t2"])
         times = [r["ts"] for r in j.rows]
-        if len(times) > 1 and self.draw_ended(case, sts, (times, j.delay), (times, j.delay),
-                                              before_w if interval else lambda t: [], True):
+        ends = before_w if interval else no_late
+        if len(times) > 1 and self.draw_ended(case, sts, (times, j.delay, ends), (times, j.delay, ends), True):
             self.stop = stop
             self.note = " with its table %s ended before the restore (%d rows of it after it)" % (
                 stop, 0 if self.vcut is None else len(times) - self.vcut)
@@ -999,6 +1013,81 @@ class ChangelogJoinJob(CutInputs, ChangelogJob):
         pieces = file_sinks(cl.job_sql(self.j, self.j.queries)).split(old)
         assert len(pieces) == 3  # CREATE TABLE t, then t2
         return pieces[0] + self.source("t", interval) + ")" + pieces[1] + self.source("t2", interval) + ")" + pieces[2]
+
+
+class BoundedJoinJob(CutInputs, ChangelogJob):
+    """join_bounded_diff's job, Nexmark q7's shape: each bid joined with
+    the MAX(price) of TUMBLE windows over the bids under a condition
+    between its time and the window's end - a regular join whose state
+    weir bounds by the watermark (a bid is dropped once the join's
+    watermark passes the last window end the condition allows) - over two
+    tables of the same rows (the oracle's one file) in folders of their
+    own: bid (B) and bid1 (the window aggregation's input). One ends in
+    the live runs, the other is cut (CutInputs): where bid1 ends, its
+    aggregation fired every window at its end and those rows wait in the
+    join's state for the bids after the restore; where bid ends, its bids
+    wait in the join's state (until the window aggregation's watermark
+    alone drops them) for the windows that fire after the restore, and
+    the rest of the bids come after it too (no bid is late in a regular
+    join; a window aggregation over the ended bid1 alone would drop every
+    row after the restore, so bid1 gets none)."""
+    family = "changelog"
+    fmt = "csv"
+
+    def __init__(self, case):
+        rng = case.rng
+        self.size, self.delay, self.bids, self.form, x, y = jb.gen_case(rng)
+        self.cond, self.pred = jb.condition(self.form, x, y)
+        self.bid_left = rng.random() < 0.5
+        self.parallelism, self.batch = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024])
+        self.files = None
+        self.stop = None
+
+    def watch(self, case, sts):
+        stop = case.rng.choice(["bid", "bid1"])
+        times = [ts for _, _, ts in self.bids]
+        size = self.size
+        ins = {"bid": (times, self.delay, no_late),
+               "bid1": (times, self.delay, lambda t: [t - t % size + size])}
+        if self.draw_ended(case, sts, ins["bid1" if stop == "bid" else "bid"], ins[stop], stop == "bid"):
+            self.stop = stop
+            self.note = " (q7's bounded join) with its table %s ended before the restore (%d rows of it after it)" % (
+                stop, 0 if self.vcut is None else len(times) - self.vcut)
+
+    def parts(self):
+        return [Part(name, ".csv", self.bids, None if not self.ended else self.vcut if name == self.stop else
+                     self.cut, self.input_text, name == self.stop) for name in ("bid", "bid1")]
+
+    def input_text(self, rows):
+        return "".join("%d,%s,%s\n" % (i, "" if price is None else price, jb.csv_ts(ts)) for i, price, ts in rows)
+
+    def text(self, interval):
+        tables = "".join("""CREATE TABLE %s (id INT, price BIGINT, ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '%d' MILLISECOND) WITH ('connector' = 'filesystem', %s);
+""" % (name, self.delay, self.source(name, interval)) for name in ("bid", "bid1"))
+        frm = "bid B JOIN maxes B1" if self.bid_left else "maxes B1 JOIN bid B"
+        return file_sinks(tables + """CREATE VIEW maxes AS
+  SELECT MAX(price) AS maxprice, window_end AS wend
+  FROM TABLE(TUMBLE(TABLE bid1, DESCRIPTOR(ts), INTERVAL '%d' MILLISECOND))
+  GROUP BY window_start, window_end;
+CREATE TABLE q0 (id INT, price BIGINT, ts TIMESTAMP(3), wend TIMESTAMP(3))
+  WITH ('connector' = 'print', 'print-identifier' = 'q0');
+INSERT INTO q0 SELECT B.id, B.price, B.ts, B1.wend FROM %s ON B.price = B1.maxprice WHERE %s;
+""" % (self.size, frm, self.cond))
+
+    def problems(self, case):
+        def row(fields):
+            return tuple(int(f) for f in fields[:2]) + tuple(
+                round((datetime.datetime.fromisoformat(f) - jb.EPOCH).total_seconds() * 1000) for f in fields[2:])
+
+        lines = print_lines(case, [("q0", ["int", "big", "ts", "ts"])])
+        printed, probs = diffrun.print_inserts("\n".join(lines))  # append-only: a -D is a problem
+        want = collections.Counter(row(line[3:-1].split(", "))
+                                   for line in jb.oracle(self.size, self.delay, self.bids, self.pred))
+        got = collections.Counter(row(fields) for fields in printed.get("q0", []))
+        case.counts["bounded join rows"] += sum(want.values())
+        return probs + diffrun.multiset_problems("q0 (%s, window %d ms, bid %s)" % (
+            self.cond, self.size, "left" if self.bid_left else "right"), want, got)
 
 
 class MatchJob(ChangelogJob):
@@ -1344,7 +1433,9 @@ def run_case(case):
     if family == "window":
         job = WindowJob(case)
     elif family == "changelog":
-        job = ChangelogJoinJob(case) if rng.random() < ENDED_JOIN_SHARE else ChangelogJob(case)
+        x = rng.random()
+        job = (BoundedJoinJob(case) if x < ENDED_JOIN_SHARE / 4 else ChangelogJoinJob(case) if x < ENDED_JOIN_SHARE
+               else ChangelogJob(case))
     elif family == "rank":
         job = RankJob(case)
     elif family == "wjoin":
