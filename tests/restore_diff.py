@@ -922,14 +922,15 @@ class WindowJoinJob(CutInputs, RankJob):
     resumes with both read and the windows the watermarks have not closed
     in the join's state (and in the window aggregations before and after
     it), with their timers. Some of them (ENDED_JOIN_SHARE; not over
-    SESSION windows, nor of self-joins only) are cut: one input goes on, its rows from the cut on
-    in a second file (CutInputs), the other ends in the live runs (bounded
-    there), so the windows it left in the join's state fire by the going
-    input's watermark alone, and there and after the restore they must
-    meet the going input's rows; where no window aggregation or self-join
-    reads the ended input alone (an operator whose every input ended fired
-    everything: every row after the restore is late there) the ended
-    input gets rows after the restore too, held at the join's watermark."""
+    SESSION windows, nor of self-joins only) are cut: one input goes on,
+    its rows from the cut on in a second file (CutInputs), the other ends
+    in the live runs (bounded there), so the windows it left in the join's
+    state fire by the going input's watermark alone, and there and after
+    the restore they must meet the going input's rows; where no window
+    aggregation or self-join reads the ended input alone (an operator
+    whose every input ended fired everything: every row after the restore
+    is late there) the ended input gets rows after the restore too, held
+    at the join's watermark."""
     family = "wjoin"
     fmt = "json"
 
@@ -943,7 +944,9 @@ class WindowJoinJob(CutInputs, RankJob):
         go = "r" if stop == "l" else "l"
         alone = any(q["tables"]["L"] == q["tables"]["R"] == stop or
                     any(q["shapes"][s] == "agg" and q["tables"][s] == stop for s in "LR") for q in j.queries)
-        ends = lambda t: [e for _, e in wj.windows_of(t, j.win)]  # noqa: E731
+        def ends(t):
+            return [e for _, e in wj.windows_of(t, j.win)]
+
         ins = {name: ([r["ts"] for r in rows], delay, ends) for name, (rows, delay) in j.inputs().items()}
         if self.draw_ended(case, sts, ins[go], ins[stop], not alone):
             self.stop = stop
@@ -995,7 +998,7 @@ class ChangelogJoinJob(CutInputs, ChangelogJob):
 
     def watch(self, case, sts):
         j = self.j
-        interval = any("a.ts BETWEEN" in q.weir for q in j.queries)
+        interval = any("a.ts BETWEEN" in q.weir for q in j.queries)  # gen_interval_join's condition
         stop = case.rng.choice(["t", "t2"])
         times = [r["ts"] for r in j.rows]
         ends = before_w if interval else no_late
@@ -1187,7 +1190,7 @@ class TemporalJoinJob(WindowJoinJob):
         the last run, with the rest of the probe rows (probe/probe2.csv)."""
         return [Part("versions", ".csv", self.j.versions, self.vcut, lambda rs: "".join("%d,%d,%d,%d\n" % r for r in rs),
                      self.ended),
-                Part("probe", ".csv", self.j.probes, getattr(self, "cut", None),
+                Part("probe", ".csv", self.j.probes, self.cut,
                      lambda rs: "".join("%d,%d,%d,%d,%d\n" % r for r in rs))]
 
     def count_last(self, case):
