@@ -205,6 +205,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -873,8 +874,8 @@ class CutInputs:
             return False
         self.cut, self.cut_row = cut
         self.ended = True
+        self.w_p = w_p = max(going[0][:self.cut]) - going[1]
         if rows_after:
-            w_p = max(going[0][:self.cut]) - going[1]
             cuts = ended_cut(stop[0], stop[1], w_p, stop[2])
             if cuts:
                 self.vcut, self.vlate = case.rng.choice(cuts)
@@ -1170,7 +1171,7 @@ class TemporalJoinJob(WindowJoinJob):
             if cut:
                 self.cut, self.cut_row = cut
                 if case.rng.random() < ENDED_SHARE:
-                    w_p = max(r[1] for r in self.j.probes[:self.cut]) - self.j.pdelay
+                    self.w_p = w_p = max(r[1] for r in self.j.probes[:self.cut]) - self.j.pdelay
                     cuts = ended_cut([r[0] for r in self.j.versions], self.j.vdelay, w_p, before_w, strict=True)
                     # one whose new versions change the result (dropped as late, they would not),
                     # else one with new versions behind the held watermark (late)
@@ -1412,6 +1413,45 @@ def wait_checkpoint(case, p, before, limit=60):
     return False
 
 
+def held_back(case, p, log, w_p, limit=20):
+    """None once every join of a running job whose one input ended
+    (CutInputs) has reached the going input's watermark w_p (its first
+    file read whole; the ended input's end takes it out of the minimum),
+    else what holds it back (the REST API's watermarks): after a restore,
+    at any parallelism, the ended input must end again, or a join's
+    watermark stays at the ended input's last one where that is below w_p
+    and its windows never fire (the last run, which ends every input,
+    would hide that). Where the REST API does not answer (or shows no
+    join) nothing is checked (counted)."""
+    end = time.time() + limit
+    seen = None
+    while time.time() < end and p.poll() is None:
+        m = re.search(r"REST API at (http://[\d.:]+)/ \(job ([0-9a-f]+)", read(log))
+        marks = None
+        if m:
+            try:
+                with urllib.request.urlopen("%s/jobs/%s/watermarks" % m.groups(), timeout=5) as r:
+                    marks = json.load(r)
+            except (OSError, ValueError):
+                pass
+        if marks:
+            seen = [(v["name"], [x.get("currentInputWatermark") for x in v["subtasks"]])
+                    for v in marks.get("vertices", []) if "Join" in v["name"].split(" -> ")[0]]
+            if not seen:
+                break
+            if all(w == "end" or (isinstance(w, int) and w >= w_p) for _, ws in seen for w in ws):
+                case.counts["joins seen at the going input's watermark with the other ended"] += 1
+                return None
+        time.sleep(0.05)
+    if p.poll() is not None:
+        return None  # its end is a problem of its own
+    if not seen:
+        case.counts["joins' watermarks not checked (no REST API answer or no join)"] += 1
+        return None
+    return "a join's watermark stays below the going input's %d, its other input ended, for %d s: %s" % (
+        w_p, limit, seen)
+
+
 def read(path):
     with open(path, encoding="utf-8", errors="replace") as f:
         return f.read()
@@ -1499,6 +1539,10 @@ def run_case(case):
                 # the job has started (and restored) once a checkpoint of its own completed;
                 # before weir blocks SIGTERM (as it starts) the signal kills it as SIGKILL would
                 wait_checkpoint(case, p, before)
+            if getattr(job, "ended", False):
+                held = held_back(case, p, log, job.w_p)
+                if held:
+                    return problems + ["run %d: %s" % (i, held)]
             if not job.add_live(case, i, started):
                 # a subtask holding its watermark may have turned idle (the idle timeout)
                 case.counts["skipped (a run took over %d s to start)" % (IDLE_TIMEOUT_MS // 2000)] += 1
