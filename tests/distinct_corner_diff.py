@@ -5,7 +5,8 @@ compact records (state/memory_backend.c), against a Python model.
 
 Each case is one GROUP BY k (or a global aggregation) with several
 COUNT(DISTINCT x) [FILTER (WHERE ...)] over a BIGINT, a STRING, a DOUBLE,
-a DECIMAL(10, 2) and a DECIMAL(38, 4) column: one to six aggregates
+a DECIMAL(10, 2) and a DECIMAL(38, 4) column, and up to two COUNT(DISTINCT
+x, y [, z]) over two or three of them (tuples where none is NULL): one to six aggregates
 share a column's view (its records hold one counter per sharer: up to four
 in 7 bits each, five or more as int32s), beside COUNT(*); one case in ten
 has 62 - 67 aggregates (FILTER answers are a bit per aggregate up to 64). The input is a JSON file (append-only)
@@ -180,6 +181,15 @@ def canon(col, v):
     return v
 
 
+def canon_tuple(cols, row):
+    """The value of COUNT(DISTINCT cols...): one column's canonical value,
+    or for several columns the tuple of theirs, None when any is NULL."""
+    vs = tuple(canon(c, row[c]) for c in cols)
+    if any(v is None for v in vs):
+        return None
+    return vs[0] if len(vs) == 1 else vs
+
+
 def model_states(stream, aggs, global_agg, counts):
     """Per group, its output row after each of its input rows (None when it
     has no rows), and the final table as a Counter of rows. Counts in
@@ -194,7 +204,7 @@ def model_states(stream, aggs, global_agg, counts):
         sign = 1 if kind in ("+I", "+U") else -1
         g[0] += sign
         for a, (col, flt) in enumerate(aggs):
-            v = canon(col, row[col])
+            v = canon_tuple(col, row)
             if v is not None and filter_passes(flt, row["f"]):
                 g[1 + a][v] += sign
                 if g[1 + a][v] > 127:
@@ -228,6 +238,9 @@ def gen_aggs(rng):
     for col, most in (("b", 6), ("s", 5), ("d", 2), ("m", 2), ("w", 2)):
         n = rng.randint(1 if col in "bs" else 0, most)
         aggs += [(col, flt) for flt in rng.sample(FILTERS, n)]
+    # COUNT(DISTINCT a, b [, c]): the tuples of rows where none is NULL
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        aggs.append(("".join(rng.sample("bsdmw", rng.choice([2, 2, 3]))), rng.choice(FILTERS)))
     rng.shuffle(aggs)
     return aggs
 
@@ -235,7 +248,7 @@ def gen_aggs(rng):
 def job_sql(case, aggs, global_agg, retract, watched):
     watch = ", 'source.monitor-interval' = '20ms'" if watched else ""
     fmt = "debezium-json" if retract else "json"
-    sel = ", ".join("COUNT(DISTINCT %s)%s AS c%d" % (col, " FILTER (WHERE %s)" % flt if flt else "", i)
+    sel = ", ".join("COUNT(DISTINCT %s)%s AS c%d" % (", ".join(col), " FILTER (WHERE %s)" % flt if flt else "", i)
                     for i, (col, flt) in enumerate(aggs))
     outs = ", ".join("c%d BIGINT" % i for i in range(len(aggs)))
     return "\n".join([
@@ -346,6 +359,7 @@ def run_case(case):
     case.counts["debezium-json cases"] += retract
     case.counts["cases with batches of 1 to 3 rows"] += batch <= 3
     case.counts["cases with 62 - 67 aggregates"] += len(aggs) >= 62
+    case.counts["cases with a COUNT(DISTINCT) of two or three columns"] += any(len(col) > 1 for col, _ in aggs)
     case.counts["cases with five or more aggregates on one column"] += max(
         collections.Counter(col for col, _ in aggs).values()) >= 5
     cuts = [i for i in range(1, len(stream)) if stream[i][0] != "+U"]

@@ -3,7 +3,8 @@
 # differential test of COUNT(DISTINCT) at the corners of the views' cache
 # and of the memory backend's records (tests/distinct_corner_diff.py):
 # GROUP BY with one to six COUNT(DISTINCT x) [FILTER] sharing a BIGINT,
-# STRING, DOUBLE or DECIMAL column, over append-only and debezium-json
+# STRING, DOUBLE or DECIMAL column, and up to two COUNT(DISTINCT x, y [, z])
+# over two or three of them, over append-only and debezium-json
 # input, counters past 127 and back to 0, values of 0 - 9 and 250 - 260
 # bytes, group keys around 254 bytes, batches of 1 to 1024 rows,
 # parallelism 1/2, RocksDB, TTL, a tiny cache bound, checkpoints, and a

@@ -512,16 +512,17 @@ int weir_expr_call(weir_expr_arena *a, const char *name, weir_expr *const *args,
 
 /*
  * DECIMALs of more than 18 digits (128-bit values) are supported by the
- * arithmetic, comparisons (IN included), NULL tests, CAST and the
- * conditional forms; other functions refuse them by name rather than read
- * them as 64-bit values.
+ * arithmetic, comparisons (IN included), NULL tests, CAST, the
+ * conditional forms and the tuple of COUNT(DISTINCT a, b), which copies
+ * them; other functions refuse them by name rather than read them as
+ * 64-bit values.
  */
 static int wide_decimal_ok(const weir_expr *e, const char *name, weir_error *err)
 {
     static const char *const ok[] = {"+", "-", "*", "/", "%", "MOD", "=", "<>", "!=", "<", "<=", ">", ">=",
                                      "IS NULL", "IS NOT NULL", "IS DISTINCT FROM", "IS NOT DISTINCT FROM", "IN",
                                      "CAST", "TRY_CAST", "ROUND", "TRUNCATE", "FLOOR", "CEIL", "CEILING",
-                                     "ABS", "SIGN", "PRINTF", "$AVG", NULL};
+                                     "ABS", "SIGN", "PRINTF", "$AVG", "$DISTINCT_TUPLE", NULL};
     if (!e || e->kind != N_CALL)
         return 0;
     const weir_expr *wide = weir_type_is_wide(e->type) ? e : NULL;

@@ -1,6 +1,6 @@
 /*
  * expr/f_nested.c - ARRAY, MAP and ROW: the constructors ARRAY[...],
- * MAP[...] and ROW(...), element access (ITEM: arr[i], map[key]; $FIELD:
+ * MAP[...] and ROW(...) (and the planner's $DISTINCT_TUPLE), element access (ITEM: arr[i], map[key]; $FIELD:
  * row.field), CARDINALITY, ELEMENT, ARRAY_CONTAINS, ARRAY_DISTINCT,
  * MAP_KEYS, MAP_VALUES.
  *
@@ -9,6 +9,7 @@
  * the evaluation, like every string). Element equality is byte equality of
  * the encodings, as for GROUP BY keys.
  */
+#include <math.h>
 #include <stdio.h>
 #include <strings.h>
 
@@ -65,7 +66,27 @@ static int put_arg(weir_buf *b, const xvec *v, uint32_t i)
 
 /* ---- constructors ---- */
 
-/* ARRAY[...] (param 0), MAP[k, v, ...] (param 1), ROW(...) (param 2). */
+/*
+ * The entry of a DOUBLE in the form COUNT(DISTINCT x) compares it in:
+ * -0.0 as 0.0, every NaN as one (docs/aggregates.md, Equality).
+ */
+static int put_canon_f64(weir_buf *b, const xvec *v, uint32_t i)
+{
+    double d = ((const double *)v->data)[i];
+    if (d != d)
+        d = NAN;
+    else if (d == 0)
+        d = 0.0;
+    return weir_nv_put(b, v->type, &d, 8);
+}
+
+/*
+ * ARRAY[...] (param 0), MAP[k, v, ...] (param 1), ROW(...) (param 2), and
+ * $DISTINCT_TUPLE(...) (param 3): the ROW that COUNT(DISTINCT a, b, ...)
+ * counts, NULL when an argument is (F_STRICT), its DOUBLEs canonical so
+ * that the tuples are equal when each field is equal as COUNT(DISTINCT)
+ * of that one column compares it.
+ */
 static int ctor_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, const uint8_t *act, xvec *out)
 {
     weir_buf b;
@@ -89,7 +110,8 @@ static int ctor_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n, c
                 rc = weir_nv_map_canon(&b, 0, e->type);
         } else {
             for (uint32_t k = 0; k < na && !rc; k++)
-                rc = put_arg(&b, &a[k], i);
+                rc = e->p0 == 3 && a[k].type.id == WEIR_TYPE_DOUBLE ? put_canon_f64(&b, &a[k], i)
+                                                                   : put_arg(&b, &a[k], i);
         }
         if (rc)
             rc = weir_error_set(cx->err, WEIR_ENOMEM, "out of memory");
@@ -143,7 +165,8 @@ static int bind_ctor(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
         rc = weir_type_map(k, v, false, &t);
     } else {
         if (n > 64)
-            return weir_error_set(err, WEIR_EUNSUPPORTED, "ROW(...) of more than 64 fields is not supported");
+            return weir_error_set(err, WEIR_EUNSUPPORTED, "%s of more than 64 fields is not supported",
+                                  f->param == 3 ? "COUNT(DISTINCT ...)" : "ROW(...)");
         weir_type ft[64];
         char names[64][12];
         const char *np[64];
@@ -157,13 +180,13 @@ static int bind_ctor(weir_expr_arena *a, const xfunc *f, weir_expr **args, uint3
             snprintf(names[i], sizeof names[i], "EXPR$%u", i);
             np[i] = names[i];
         }
-        rc = weir_type_row(ft, np, n, false, &t);
+        rc = weir_type_row(ft, np, n, f->param == 3, &t);
     }
     if (rc == WEIR_ENOMEM)
         return nomem(err);
     if (rc)
         return weir_error_set(err, WEIR_EUNSUPPORTED, "too many distinct ARRAY, MAP and ROW types");
-    *out = weir__call_node(a, f, args, n, t, ctor_kernel, 0);
+    *out = weir__call_node(a, f, args, n, t, ctor_kernel, f->param == 3 ? F_STRICT : 0);
     if (!*out)
         return nomem(err);
     (*out)->p0 = f->param;
@@ -500,6 +523,7 @@ const xfunc weir__funcs_nested[] = {
     {"ARRAY", "ARRAY[value, ...]", bind_ctor, 0},
     {"MAP", "MAP[key, value, ...]", bind_ctor, 1},
     {"ROW", "ROW(value, ...)", bind_ctor, 2},
+    {"$DISTINCT_TUPLE", "COUNT(DISTINCT value, value, ...)", bind_ctor, 3},
     {"ITEM", "ARRAY[INT] or MAP[key]", bind_item, 0},
     {"$FIELD", "row.field", bind_field, 0},
     {"CARDINALITY", "CARDINALITY(ARRAY, MAP or MULTISET)", bind_coll, K_CARD},

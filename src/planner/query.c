@@ -1340,6 +1340,37 @@ static int percentile_args(plan_ctx *pc, agg_call *c)
 }
 
 /*
+ * COUNT(DISTINCT a, b, ...) counts the distinct tuples of rows where no
+ * argument is NULL, as Flink (SQL's COUNT of several values): its one
+ * argument becomes $DISTINCT_TUPLE(a, b, ...), a ROW that is NULL when
+ * any of them is and whose DOUBLEs are compared as COUNT(DISTINCT) of one
+ * column compares them (expr/f_nested.c). c->call is rewritten, as
+ * PERCENTILE's frequency is.
+ */
+static int distinct_tuple_arg(plan_ctx *pc, agg_call *c)
+{
+    const weir_sql_expr *call = c->call;
+    weir_sql_expr *tup = plan_alloc(pc, sizeof *tup), *cp = plan_alloc(pc, sizeof *cp);
+    weir_sql_expr **ca = plan_alloc(pc, sizeof *ca);
+    weir_sql_ident *id = plan_alloc(pc, sizeof *id);
+    if (!tup || !cp || !ca || !id)
+        return WEIR_ENOMEM;
+    *id = (weir_sql_ident){.name = "$DISTINCT_TUPLE", .len = sizeof "$DISTINCT_TUPLE" - 1, .loc = call->loc};
+    *tup = *call->u.call.args[0];
+    tup->kind = WEIR_SQL_EXPR_CALL;
+    memset(&tup->u, 0, sizeof tup->u);
+    tup->u.call.name = (weir_sql_name){.parts = id, .n_parts = 1, .loc = call->loc};
+    tup->u.call.args = call->u.call.args;
+    tup->u.call.n_args = call->u.call.n_args;
+    *cp = *call;
+    ca[0] = tup;
+    cp->u.call.args = ca;
+    cp->u.call.n_args = 1;
+    c->call = cp;
+    return 0;
+}
+
+/*
  * The argument count of aggregate call c: none only for COUNT (COUNT(*)),
  * two for APPROX_PERCENTILE (value, literal fraction: c->param), else one.
  * *has_arg: whether args[0] is the value to aggregate.
@@ -1396,7 +1427,14 @@ int plan_agg_call_args(plan_ctx *pc, agg_call *c, bool *has_arg)
             t[sep->u.lit.len] = 0;
             c->sep = t;
         }
+    } else if (!strcmp(c->fn, "COUNT_DISTINCT") && call->u.call.n_args > 1) {
+        int rc = distinct_tuple_arg(pc, c);
+        if (rc)
+            return rc;
     } else if (call->u.call.n_args != 1) {
+        if (!strcmp(c->fn, "COUNT"))
+            return plan_error(pc, call->loc, WEIR_EINVAL,
+                              "COUNT takes one argument (several only with DISTINCT: COUNT(DISTINCT a, b))");
         return plan_error(pc, call->loc, WEIR_EINVAL, "%s takes one argument", c->fn);
     }
     if (!strcmp(c->fn, "SINGLE_VALUE") && !(c->label = plan_single_value_error(pc, call)))
