@@ -1687,9 +1687,7 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         if (!distinct_keys)
             return WEIR_ENOMEM;
         for (uint32_t i = 0; i < sel->n_items; i++) {
-            if (sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR)
-                return plan_error(pc, sel->items[i].expr->loc, WEIR_EUNSUPPORTED, "SELECT DISTINCT * is not supported yet");
-            distinct_keys[i] = sel->items[i].expr;
+            distinct_keys[i] = sel->items[i].expr; /* a star is written out already (distinct_star) */
         }
         group = (const weir_sql_expr **)distinct_keys;
         ng = sel->n_items;
@@ -2534,6 +2532,62 @@ static int select_one_row(plan_ctx *pc, const weir_sql_select *sel, weir_sql_sel
     return 0;
 }
 
+/*
+ * SELECT DISTINCT * (or t.*) without GROUP BY: each star written out as the
+ * columns it stands for (as the SELECT list below expands it), each named
+ * by its qualifier where it has one, so that they become the grouping keys
+ * as in SELECT DISTINCT a, b. *copy is sel with the new items.
+ */
+static int distinct_star(plan_ctx *pc, const weir_sql_select *sel, const rel *in, weir_sql_select *copy)
+{
+    /* a window table function's columns are not carried yet (the window aggregation makes them) */
+    uint32_t nc = in->win.present ? in->schema->n_fields : in->n_physical, n = 0;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        n += sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR ? nc : 1;
+    weir_sql_select_item *items = plan_alloc(pc, (n + 1) * sizeof *items);
+    if (!items)
+        return WEIR_ENOMEM;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < sel->n_items; i++) {
+        const weir_sql_expr *e = sel->items[i].expr;
+        if (e->kind != WEIR_SQL_EXPR_STAR) {
+            items[k++] = sel->items[i];
+            continue;
+        }
+        const weir_sql_name *q = &e->u.star.qualifier;
+        bool any = false;
+        for (uint32_t c = 0; c < nc; c++) {
+            if (q->n_parts ? !plan_column_qualified(pc, in, c, q, q->n_parts) : plan_col_hidden(in, c))
+                continue;
+            if (plan_is_scalar_column(in->schema->fields[c].name))
+                continue;
+            const char *qual = in->quals ? in->quals[c] : NULL;
+            weir_sql_expr *col = plan_alloc(pc, sizeof *col);
+            weir_sql_ident *parts = plan_alloc(pc, 2 * sizeof *parts);
+            if (!col || !parts)
+                return WEIR_ENOMEM;
+            uint32_t np = 0;
+            if (qual)
+                parts[np++] = (weir_sql_ident){.name = qual, .len = (uint32_t)strlen(qual), .quoted = true, .loc = e->loc};
+            const char *nm = in->schema->fields[c].name;
+            parts[np++] = (weir_sql_ident){.name = nm, .len = (uint32_t)strlen(nm), .quoted = true, .loc = e->loc};
+            memset(col, 0, sizeof *col);
+            col->kind = WEIR_SQL_EXPR_COLUMN;
+            col->loc = e->loc;
+            col->height = 1;
+            col->u.column = (weir_sql_name){.parts = parts, .n_parts = np, .loc = e->loc};
+            items[k++] = (weir_sql_select_item){.expr = col, .alias = NULL};
+            any = true;
+        }
+        if (q->n_parts && !any)
+            return plan_error(pc, e->loc, WEIR_ENOTFOUND, "unknown table or alias '%s'", q->parts[q->n_parts - 1].name);
+    }
+    *copy = *sel;
+    copy->items = items;
+    copy->n_items = k;
+    return 0;
+}
+
 static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *asp, rel *out)
 {
     weir_sql_select one_row, on_moved;
@@ -2580,6 +2634,15 @@ static int plan_select_in(plan_ctx *pc, const weir_sql_select *sel, agg_scope *a
         plan_projection_end(pc);
         if (rc)
             return rc;
+    }
+    weir_sql_select star_out;
+    bool star = false;
+    for (uint32_t i = 0; i < sel->n_items; i++)
+        star |= sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR;
+    if (star && sel->distinct && sel->n_group_by == 0) {
+        if ((rc = distinct_star(pc, sel, &in, &star_out)))
+            return rc;
+        sel = &star_out;
     }
     bool aggregating = sel->n_group_by > 0 || sel->distinct || sel->having || asp->gs_force;
     for (uint32_t i = 0; i < sel->n_items && !aggregating; i++)
