@@ -2,7 +2,7 @@
 """Randomized differential test of DATE and TIME values against Python's
 datetime: random dates (1900-2100), times of day and timestamps through CSV
 in and out, CAST, DATE/TIME +/- INTERVAL, TIMESTAMPADD, TIMESTAMPDIFF,
-(a - b) unit of DATEs, TIMEs and TIMESTAMPs as INTERVALs,
+(a - b) unit of DATEs, TIMEs and TIMESTAMPs (and of TIMESTAMP_LTZs) as INTERVALs,
 EXTRACT (ISOYEAR included), FLOOR/CEIL, DATE_FORMAT, comparisons, GROUP BY a DATE column and
 DATE/TIME values in JSON_OBJECT/JSON_ARRAY.
 The oracle follows Flink's documented rules with datetime arithmetic only.
@@ -84,13 +84,15 @@ def run_case(case):
     case.write("t.csv", "\n".join(csv) + "\n")
     case.write("job.sql", """
 CREATE TABLE t (id INT, d DATE, d2 DATE, tm TIME(3), k INT, e TIMESTAMP(3),
-  s AS CAST(d AS TIMESTAMP(3)) + (tm - TIME '00:00:00') HOUR TO SECOND)
+  s AS CAST(d AS TIMESTAMP(3)) + (tm - TIME '00:00:00') HOUR TO SECOND,
+  sl AS CAST(CAST(d AS TIMESTAMP(3)) + (tm - TIME '00:00:00') HOUR TO SECOND AS TIMESTAMP_LTZ(3)),
+  el AS CAST(e AS TIMESTAMP_LTZ(3)))
   WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
 CREATE TABLE o (id INT, d DATE, ds STRING, tms STRING, ts STRING, back DATE, y BIGINT, q BIGINT, mo BIGINT,
   w BIGINT, dy BIGINT, dw BIGINT, doy BIGINT, h BIGINT, mi BIGINT, s BIGINT, msx BIGINT,
   plus_mo DATE, minus_h DATE, tplus TIME(3), add_d DATE, add_mo DATE, diff_d INT, diff_mo INT, diff_y INT,
   fl DATE, ce DATE, fmt STRING, lt BOOLEAN, eq BOOLEAN, tcmp BOOLEAN, isoy BIGINT,
-  mdays BIGINT, mmon BIGINT, tmon BIGINT, back_e BOOLEAN, tmin BIGINT)
+  mdays BIGINT, mmon BIGINT, tmon BIGINT, back_e BOOLEAN, tmin BIGINT, ldays BIGINT, lsec BIGINT, back_l BOOLEAN)
   WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
 INSERT INTO o SELECT id, d, CAST(d AS STRING), CAST(tm AS STRING), CAST(CAST(d AS TIMESTAMP(3)) AS STRING),
   CAST(CAST(d AS STRING) AS DATE), YEAR(d), QUARTER(d), MONTH(d), WEEK(d), DAYOFMONTH(d), DAYOFWEEK(d),
@@ -101,7 +103,8 @@ INSERT INTO o SELECT id, d, CAST(d AS STRING), CAST(tm AS STRING), CAST(CAST(d A
   EXTRACT(ISOYEAR FROM d),
   EXTRACT(DAY FROM (d2 - d) DAY), 12 * EXTRACT(YEAR FROM (d2 - d) YEAR TO MONTH) + EXTRACT(MONTH FROM (d2 - d) MONTH),
   12 * EXTRACT(YEAR FROM (e - s) YEAR) + EXTRACT(MONTH FROM (e - s) YEAR TO MONTH), s + (e - s) SECOND = e,
-  EXTRACT(MINUTE FROM (tm - TIME '12:00:00') MINUTE)
+  EXTRACT(MINUTE FROM (tm - TIME '12:00:00') MINUTE),
+  EXTRACT(DAY FROM (el - sl) DAY TO SECOND), EXTRACT(SECOND FROM (el - sl) MINUTE TO SECOND), sl + (el - sl) SECOND = el
 FROM t;
 """ % (mo_lit, hours_lit, t_iv, pg))
     case.note = "%d rows, month literal %d, hours %d, %s, pattern %s" % (n, mo_lit, hours_lit, t_iv, pg)
@@ -187,6 +190,12 @@ FROM t;
             end = dt.datetime.combine(d2, dt.time()) + dt.timedelta(milliseconds=e_ms)
             vals += [ts_months(end, start), "true"]
         vals.append("" if tm is None else java_rem(java_div(tm - 12 * 3600000, 60000), 60))
+        # (el - sl) DAY TO SECOND of the same instants as TIMESTAMP_LTZ (the session zone is UTC)
+        if d is None or tm is None:
+            vals += ["", "", ""]
+        else:
+            ms = (end - start) // dt.timedelta(milliseconds=1)
+            vals += [java_div(ms, DAY_MS), java_rem(java_div(ms, 1000), 60), "true"]
         want.append(",".join(str(v) for v in vals))
     problems = diffrun.multiset_problems("functions (parallelism %d)" % par, want, got)
     if problems:

@@ -492,7 +492,9 @@ static int dtminus_kernel(ecx *cx, const weir_expr *e, const xvec *a, uint32_t n
 /*
  * $DATETIME_MINUS(unit, a, b), the planner's form of (a - b) unit [TO unit2]
  * (Calcite's datetime minus, as Flink computes it): two TIMESTAMPs, DATEs
- * or TIMEs (a DATE and a TIMESTAMP mix as timestamps). A year-month
+ * or TIMEs (a DATE and a TIMESTAMP mix as timestamps), or two
+ * TIMESTAMP_LTZs under a day-time qualifier (instants: the difference of
+ * their epoch milliseconds, whatever the session time zone). A year-month
  * qualifier gives the whole months from b to a (as TIMESTAMPDIFF(MONTH, b,
  * a)); a day-time one the milliseconds a - b, whatever its units (Flink
  * does not round to the qualifier's last unit).
@@ -505,26 +507,38 @@ static int bind_dtminus(weir_expr_arena *a, const xfunc *f, weir_expr **args, ui
     int unit = unit_of(args[0]);
     if (unit < U_SECOND || unit > U_YEAR || unit == U_WEEK || unit == U_QUARTER)
         return bad_unit(f, args[0], err);
-    for (int k = 1; k <= 2; k++) {
+    weir_type_id t1 = args[1]->type.id, t2 = args[2]->type.id;
+    /* two instants (or one and a NULL): the difference of their epoch milliseconds */
+    bool ltz = (t1 == WEIR_TYPE_TIMESTAMP_LTZ || t2 == WEIR_TYPE_TIMESTAMP_LTZ) &&
+               (t1 == WEIR_TYPE_TIMESTAMP_LTZ || t1 == WEIR_TYPE_NULL) &&
+               (t2 == WEIR_TYPE_TIMESTAMP_LTZ || t2 == WEIR_TYPE_NULL);
+    for (int k = 1; k <= 2 && !ltz; k++) {
         weir_type_id id = args[k]->type.id;
         if (args[k]->iv || (id != WEIR_TYPE_TIMESTAMP && id != WEIR_TYPE_DATE && id != WEIR_TYPE_TIME &&
                             id != WEIR_TYPE_NULL)) {
             char b1[48], b2[48];
             return weir_error_set(err, WEIR_EPLAN,
-                                  "(a - b) %s takes two TIMESTAMP, DATE or TIME values, not %s and %s",
+                                  "(a - b) %s takes two TIMESTAMP, DATE or TIME values, or two TIMESTAMP_LTZ "
+                                  "values, not %s and %s",
                                   unit_names[unit], weir__tname(args[1], b1, sizeof b1),
                                   weir__tname(args[2], b2, sizeof b2));
         }
     }
-    weir_type_id t1 = args[1]->type.id, t2 = args[2]->type.id;
+    if (ltz && unit >= U_MONTH)
+        return weir_error_set(err, WEIR_EUNSUPPORTED,
+                              "(a - b) %s of two TIMESTAMP_LTZ values is not supported: whole months between two "
+                              "instants depend on a time zone; use TIMESTAMPDIFF(MONTH, b, a), or CAST both to "
+                              "TIMESTAMP",
+                              unit_names[unit]);
     if ((t1 == WEIR_TYPE_TIME) != (t2 == WEIR_TYPE_TIME) && t1 != WEIR_TYPE_NULL && t2 != WEIR_TYPE_NULL) {
         char b1[48], b2[48];
         return weir_error_set(err, WEIR_EPLAN, "(a - b) %s cannot subtract %s from %s", unit_names[unit],
                               weir__tname(args[2], b2, sizeof b2), weir__tname(args[1], b1, sizeof b1));
     }
+    weir_type_id as = ltz ? WEIR_TYPE_TIMESTAMP_LTZ : WEIR_TYPE_TIMESTAMP;
     for (int k = 1; k <= 2; k++) {
-        weir_type want = tmake(WEIR_TYPE_TIMESTAMP, args[k]->type.nullable || args[k]->type.id == WEIR_TYPE_NULL);
-        if (args[k]->type.id != WEIR_TYPE_TIMESTAMP && weir__coerce(a, &args[k], want, err))
+        weir_type want = tmake(as, args[k]->type.nullable || args[k]->type.id == WEIR_TYPE_NULL);
+        if (args[k]->type.id != as && weir__coerce(a, &args[k], want, err))
             return err->code;
     }
     *out = weir__call_node(a, f, args, 3, tmake(WEIR_TYPE_BIGINT, weir__any_nullable(args + 1, 2)), dtminus_kernel,
