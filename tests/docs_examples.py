@@ -1,0 +1,632 @@
+#!/usr/bin/env python3
+"""The examples of README.md and docs/*.md, checked against the weir command.
+
+Usage: docs_examples.py WEIR_BINARY SOURCE_DIR [FILE...]
+
+Every code block (fenced, or indented by four spaces) is handled by the
+first rule below that fits it. The summary prints, per file, how many blocks
+were planned (`weir explain`), ran (`weir run`, or a command), compared
+(what weir printed against what the docs show) and skipped; every failure
+names FILE:LINE. WEIR_DOCS_VERBOSE=1 also lists each skipped block and why.
+
+Markers: an HTML comment right before a block (only blanks between) steers it.
+  <!-- docs-test: skip (REASON) -->    not checked; REASON is printed with it
+  <!-- docs-test: prelude NAME... -->  tests/docs_preludes/NAME.sql (tables the
+                                        block reads but does not define) goes
+                                        before the block's statements
+  <!-- docs-test: error               the block quotes the error that SCRIPT
+  SCRIPT                                causes (`weir explain job.sql` in a
+  -- next script                        fresh folder): with one script the
+  SCRIPT -->                            block is the message, with several each
+                                        line is the message of its script; the
+                                        message must match a whole line of
+                                        stderr (or all of it), `...` any text
+  <!-- docs-test: output              the block appears in what
+  SCRIPT -->                            `weir run job.sql` prints for SCRIPT
+                                        (blanks compared as one)
+
+Rules (a block without a marker):
+  1. lang c or yaml: skipped, not SQL or a command.
+  2. A block with `$ ` lines is a console session. Each `$ weir ...` runs in a
+     fresh folder (`cd DIR &&` in front: a copy of the repository's DIR; a
+     sql block the prose before it tells to "Save this as `F`" is written
+     there as F) and what it prints - standard output, then the log on
+     standard error - must be the lines after it: exactly, except that a
+     line `...` stands for any lines, `...` within a line for any text, and
+     a log line's timestamp and durations (`0.0 s`) for any. A session that
+     shows no output is checked as rule 7.
+  3. sql blocks, and unlabelled or sh blocks whose first word starts a SQL
+     statement, are SQL (4 - 6); a block of weir commands is rule 7; any
+     other block (a layout, a grammar, a diagram, a log) is skipped.
+  4. SQL whose every line is `EXPRESSION -- RESULT` lists function examples:
+     `SELECT EXPRESSION;` must print RESULT (a quoted 'text' as text,
+     TRUE/FALSE as true/false, a trailing "(TYPE)" note dropped).
+  5. SQL with `...`, a grammar bracket (` [`) or bar (`|`), or a statement
+     that starts with no statement keyword is a fragment: skipped.
+  6. Other SQL is planned (`weir explain`) and must plan with no error and
+     no warning. A first line `-- PATH` naming a file of the repository: the
+     block must be that file (comments and blanks aside). A table the block
+     creates but never uses gets a use, so that its options are checked:
+     `SELECT * FROM t`, or for a table with 'sink.' options or one that can
+     only be written `INSERT INTO t` from a datagen table LIKE it (such a
+     block plans with checkpoints on). JAR paths '/opt/udf/F' are the
+     build's F.
+  7. Commands (`weir ...` lines, `\\` continuing, `#` comments, VAR=value
+     words in front): each names a command of `weir`, each `--option` is in
+     the usage of `weir COMMAND --help`, and each `-D key` is a key weir
+     knows (no "unknown configuration key" warning).
+
+Environment: WEIR_DOCS_FILES=REGEX checks only the files whose path matches;
+WEIR_DOCS_KEEP=1 keeps the work folders (they are kept on a failure).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+STATEMENT_WORDS = {
+    "CREATE", "INSERT", "SELECT", "WITH", "SET", "RESET", "DROP", "ALTER",
+    "EXPLAIN", "SHOW", "DESCRIBE", "DESC", "USE", "EXECUTE", "BEGIN", "VALUES",
+    "STOP", "END",
+}
+MARKER = re.compile(r"<!--\s*docs-test:\s*(\w[\w-]*)(.*?)-->", re.S)
+TIMEOUT = 60
+
+
+class Block:
+    def __init__(self, path, line, lang, text, before):
+        self.path = path  # relative to the source folder
+        self.line = line  # 1-based line of the opening fence (or first line)
+        self.lang = lang
+        self.text = text
+        self.before = before  # the text between the previous block and this one
+        self.marker = None  # (kind, argument text)
+        self.counted = set()
+        m = None
+        for m in MARKER.finditer(before):
+            pass
+        if m and not before[m.end():].strip():
+            self.marker = (m.group(1), m.group(2).strip())
+
+    def where(self):
+        return f"{self.path}:{self.line}"
+
+
+def dedent(lines):
+    ind = min((len(l) - len(l.lstrip()) for l in lines if l.strip()), default=0)
+    return [l[ind:] for l in lines]
+
+
+def read_blocks(src, rel):
+    lines = open(os.path.join(src, rel), encoding="utf-8").read().split("\n")
+    blocks, i, last_end = [], 0, 0
+    while i < len(lines):
+        m = re.match(r"^(\s*)```\s*(\w*)", lines[i])
+        if m:
+            j = i + 1
+            while j < len(lines) and not re.match(r"^\s*```\s*$", lines[j]):
+                j += 1
+            body = dedent(lines[i + 1:j])
+            blocks.append(Block(rel, i + 1, m.group(2), "\n".join(body),
+                                "\n".join(lines[last_end:i])))
+            i = last_end = j + 1
+            continue
+        if (lines[i].startswith("    ") and lines[i].strip()
+                and (i == 0 or not lines[i - 1].strip())):
+            j = i
+            while j < len(lines) and (lines[j].startswith("    ") or not lines[j].strip()):
+                j += 1
+            body = lines[i:j]
+            while body and not body[-1].strip():
+                body.pop()
+            blocks.append(Block(rel, i + 1, "", "\n".join(dedent(body)),
+                                "\n".join(lines[last_end:i])))
+            i = last_end = i + len(body)
+            continue
+        i += 1
+    return blocks
+
+
+def sql_tokens(text):
+    """The tokens of SQL text: comments and blanks do not count."""
+    return re.findall(r"'(?:[^']|'')*'|`[^`]*`|\"[^\"]*\"|\w+|\S",
+                      strip_sql(text, keep_strings=True))
+
+
+def strip_sql(text, keep_strings=False):
+    """The text with comments removed and string literals and quoted names
+    emptied, so that checks for `...` or brackets see only SQL tokens."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("--", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*+", i):
+            j = text.find("*/", i)
+            out.append(" /*+*/ ")
+            i = n if j < 0 else j + 2
+        elif text.startswith("/*", i):
+            j = text.find("*/", i)
+            i = n if j < 0 else j + 2
+        elif c in "'`\"":
+            j = i + 1
+            while j < n:
+                if text[j] == c:
+                    if j + 1 < n and text[j + 1] == c:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            out.append(text[i:j + 1] if keep_strings else c + c)
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def statements(text):
+    """The statements of a script, split at `;` outside strings and comments."""
+    bare = strip_sql(text)
+    return [s.strip() for s in bare.split(";") if s.strip()]
+
+
+def first_word(s):
+    m = re.match(r"\s*\(*\s*([A-Za-z_]+)", s)
+    return m.group(1).upper() if m else ""
+
+
+def is_sql(block):
+    if block.lang == "sql":
+        return True
+    if block.lang not in ("", "sh", "console"):
+        return False
+    text = strip_sql(block.text).strip()
+    return first_word(text) in STATEMENT_WORDS
+
+
+def fragment_reason(text):
+    bare = strip_sql(text)
+    if "..." in bare:
+        return "elided (...)"
+    if re.search(r"\s\[", bare) or re.search(r"(^|[^|])\|([^|]|$)", bare):
+        return "grammar sketch ([ ] or |)"
+    for s in statements(text):
+        if first_word(s) not in STATEMENT_WORDS:
+            return f"not a statement ({s.split()[0]})"
+    return None
+
+
+class Checker:
+    def __init__(self, weir, src):
+        self.weir = os.path.abspath(weir)
+        self.src = os.path.abspath(src)
+        self.build = os.path.dirname(self.weir)
+        self.keep = os.environ.get("WEIR_DOCS_KEEP") == "1"
+        self.root = tempfile.mkdtemp(prefix="weir-docs-")
+        self.seq = 0
+        self.failures = []
+        self.counts = {}
+        self.skips = []
+        self.saved = {}  # file name -> text, per docs file ("Save this as")
+        self.helps = {}  # weir SUB --help, by SUB
+
+    def count(self, block, what):
+        """Notes that the block was planned, ran, compared or skipped (once
+        each, however many commands it took)."""
+        c = self.counts.setdefault(block.path, {"blocks": 0, "planned": 0, "ran": 0,
+                                                "compared": 0, "skipped": 0})
+        if what not in block.counted:
+            block.counted.add(what)
+            c[what] += 1
+
+    def fail(self, block, msg):
+        self.failures.append(f"{block.where()}: {msg}")
+
+    def skip(self, block, reason):
+        self.count(block, "skipped")
+        self.skips.append(f"{block.where()}: {reason}")
+
+    def workdir(self):
+        self.seq += 1
+        d = os.path.join(self.root, f"b{self.seq}")
+        os.makedirs(d)
+        return d
+
+    def weir_cmd(self, args, cwd, stdin=None):
+        env = dict(os.environ, WEIR_REGISTRY_DIR=os.path.join(self.root, "reg"))
+        p = subprocess.run([self.weir] + args, cwd=cwd, capture_output=True, text=True,
+                           timeout=TIMEOUT, env=env, stdin=subprocess.DEVNULL)
+        return p.returncode, p.stdout, p.stderr
+
+    def fix_paths(self, sql):
+        return re.sub(r"'/opt/udf/([\w.-]+)'",
+                      lambda m: "'" + os.path.join(self.build, m.group(1)) + "'", sql)
+
+    def prelude(self, names):
+        out = []
+        for name in names:
+            p = os.path.join(self.src, "tests", "docs_preludes", name + ".sql")
+            out.append(self.fix_paths(open(p, encoding="utf-8").read()))
+        return "\n".join(out)
+
+    # -- rule 6: plan a complete SQL block ------------------------------------
+    def plan(self, block, sql, prelude_names):
+        m = re.match(r"--\s*(\S+\.sql)\s*\n", sql)
+        if m and os.path.isfile(os.path.join(self.src, m.group(1))):
+            want = open(os.path.join(self.src, m.group(1)), encoding="utf-8").read()
+            if sql_tokens(want) != sql_tokens(sql):
+                self.fail(block, f"differs from {m.group(1)}")
+        body = self.fix_paths(sql)
+        stmts = statements(body)
+        uses_query = any(first_word(s) in ("INSERT", "SELECT", "WITH", "EXECUTE", "BEGIN")
+                         for s in stmts)
+        created = []
+        for s in stmts:
+            c = re.match(r"CREATE\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+                         r"([\w.`]+)", s, re.I)
+            if c:
+                created.append(c.group(1))
+        bare = strip_sql(body)
+        probes = {}
+        for t in created:
+            pos = [m.end() for m in re.finditer(r"TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+                                                 + re.escape(t) + r"\b", bare, re.I)]
+            rest = bare[pos[0]:] if pos else ""
+            if not re.search(r"\b" + re.escape(t) + r"\b", rest):
+                # a table with sink options is written, any other one read
+                opts = re.search(r"TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?" + re.escape(t) + r"\b.*?;",
+                                 body + ";", re.I | re.S)
+                probes[t] = "sink" if opts and "'sink." in opts.group(0) else "source"
+        extra_args = []
+        if probes and not uses_query:
+            extra_args = ["-D", "execution.checkpointing.interval=10s",
+                          "-D", "state.checkpoints.dir=" + os.path.join(self.root, "ckpt")]
+        pre = self.prelude(prelude_names)
+        for _ in range(len(probes) + 1):
+            script = pre + "\n" + body.rstrip()
+            if not script.rstrip().endswith(";"):
+                script += ";"
+            for t, kind in probes.items():
+                if kind == "source":
+                    script += f"\nSELECT * FROM {t};"
+                else:
+                    src = t.strip("`") + "__docs_src"
+                    script += (f"\nCREATE TEMPORARY TABLE `{src}` WITH ('connector' = 'datagen',"
+                               f" 'number-of-rows' = '1') LIKE {t} (EXCLUDING ALL);"
+                               f"\nINSERT INTO {t} SELECT * FROM `{src}`;")
+            d = self.workdir()
+            with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
+                f.write(script)
+            rc, out, err = self.weir_cmd(["explain", "job.sql"] + extra_args, d)
+            sink_only = re.search(r"table '([^']+)': (connector '[\w-]+' can only be written to"
+                                  r"|unsupported connector '[\w-]+' as a source)", err)
+            if rc != 0 and sink_only:
+                name = sink_only.group(1)
+                hit = [t for t in probes if t.strip("`") == name and probes[t] == "source"]
+                if hit:
+                    probes[hit[0]] = "sink"
+                    continue
+            break
+        self.count(block, "planned")
+        if rc != 0 or "warning" in err:
+            line_map = pre.count("\n") + 1
+            self.fail(block, f"does not plan (exit {rc}; the block's lines start at job.sql line "
+                      f"{line_map + 1}):\n    " + err.strip().replace("\n", "\n    ")
+                      + f"\n    (script: {os.path.join(d, 'job.sql')})")
+
+    # -- rule 4: function examples with their results ---------------------------
+    def expressions(self, block):
+        lines = [l for l in block.text.split("\n") if l.strip()]
+        pairs = []
+        for l in lines:
+            m = re.match(r"(.*?)\s+--\s+(.*)$", l)
+            if not m:
+                return False
+            pairs.append((m.group(1).strip(), m.group(2).strip()))
+        ok = True
+        for k, (expr, want) in enumerate(pairs):
+            want = re.sub(r"\s*\([A-Z]+\)$", "", want)
+            if len(want) >= 2 and want[0] == "'" and want[-1] == "'":
+                want = want[1:-1].replace("''", "'")
+            elif want in ("TRUE", "FALSE", "NULL"):
+                want = want.lower() if want != "NULL" else "NULL"
+            d = self.workdir()
+            with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
+                f.write(f"SELECT {expr};\n")
+            rc, out, err = self.weir_cmd(["run", "job.sql", "-D", "rest.enabled=false"], d)
+            got = out.strip()
+            if rc != 0 or got != f"+I[{want}]":
+                ok = False
+                self.fail(block, f"line {block.line + 1 + k}: {expr} printed "
+                          f"{got or err.strip()!r}, the docs say +I[{want}]")
+        self.count(block, "ran")
+        self.count(block, "compared")
+        return ok
+
+    # -- rule 2: console sessions ----------------------------------------------
+    def console(self, block):
+        lines = block.text.split("\n")
+        sessions, cur = [], None
+        for l in lines:
+            if l.startswith("$ "):
+                cur = [l[2:], []]
+                sessions.append(cur)
+            elif cur is not None:
+                cur[1].append(l)
+        if not any(out for _, out in sessions):
+            self.commands(block)  # nothing to compare: the command line is checked
+            return
+        for cmd, want in sessions:
+            d = self.workdir()
+            for name, text in self.saved.items():
+                with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+            m = re.match(r"cd\s+(\S+)\s*&&\s*(.*)$", cmd)
+            cwd = d
+            if m:
+                rel = m.group(1)
+                if not os.path.isdir(os.path.join(self.src, rel)):
+                    self.fail(block, f"no folder {rel} in the repository")
+                    continue
+                cwd = os.path.join(d, rel)
+                shutil.copytree(os.path.join(self.src, rel), cwd)
+                cmd = m.group(2)
+            words = cmd.split()
+            if not words or not re.match(r"^(\S*/)?weir$", words[0]):
+                self.fail(block, f"not a weir command: {cmd}")
+                continue
+            args = words[1:]
+            if args and args[0] == "run":
+                args += ["-D", "rest.enabled=false"]
+            rc, out, err = self.weir_cmd(args, cwd)
+            self.count(block, "ran")
+            problem = match_lines(want, printed(out, err))
+            if rc != 0:
+                problem = f"exit {rc}: {err.strip()}"
+            if problem:
+                self.fail(block, f"$ {cmd}: {problem}")
+        self.count(block, "compared")
+
+    # -- rule 7: commands whose output is not shown --------------------------------
+    def help_of(self, sub):
+        if sub not in self.helps:
+            rc, out, err = self.weir_cmd([sub, "--help"], self.root)
+            self.helps[sub] = (out + err) if rc == 0 else None
+        return self.helps[sub]
+
+    def commands(self, block):
+        keys = []
+        for args in commands_of(block.text):
+            sub = args[0] if args else ""
+            if sub.startswith("-"):  # weir --version
+                if not re.search(r"(^|\s)" + re.escape(sub) + r"\b", self.help_of("--help") or ""):
+                    self.fail(block, f"weir has no option {sub}")
+                continue
+            text = self.help_of(sub)
+            if text is None:
+                self.fail(block, f"weir has no command {sub!r}")
+                continue
+            usage = text.split("\n\n")[0]
+            for k, a in enumerate(args[1:], 1):
+                a = a.strip("[]|")
+                if a.startswith("--") and not re.search(re.escape(a) + r"\b", usage):
+                    self.fail(block, f"weir {sub} has no option {a} (weir {sub} --help)")
+                if a == "-D" and k + 1 < len(args):
+                    keys.append(args[k + 1].split("=", 1)[0])
+        if keys:
+            d = self.workdir()
+            with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
+                f.write("SELECT 1;\n")
+            argv = ["explain", "job.sql"]
+            for key in keys:
+                argv += ["-D", key + "=1"]
+            rc, out, err = self.weir_cmd(argv, d)
+            for m in re.finditer(r"-D (\S+): unknown configuration key.*", err):
+                self.fail(block, m.group(0))
+        self.count(block, "compared")
+
+    # -- markers error / output ---------------------------------------------------
+    def scripts_of(self, arg):
+        return [s.strip("\n") + "\n" for s in re.split(r"^-- next script\s*$", arg, flags=re.M)
+                if s.strip()]
+
+    def error(self, block, arg):
+        scripts = self.scripts_of(arg)
+        want_lines = [l for l in block.text.split("\n") if l.strip()]
+        if len(scripts) > 1 and len(scripts) != len(want_lines):
+            self.fail(block, f"{len(scripts)} scripts for {len(want_lines)} lines")
+            return
+        wants = want_lines if len(scripts) > 1 else [" ".join(want_lines)]
+        for k, (script, want) in enumerate(zip(scripts, wants)):
+            d = self.workdir()
+            with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
+                f.write(self.fix_paths(script))
+            rc, out, err = self.weir_cmd(["explain", "job.sql"], d)
+            self.count(block, "ran")
+            pattern = wildcard(" ".join(want.split()))
+            said = [" ".join(err.split())] + [" ".join(l.split()) for l in err.split("\n")]
+            if rc == 0 or not any(pattern.fullmatch(l) for l in said):
+                self.fail(block, f"line {block.line + 1 + k if len(scripts) > 1 else block.line}:"
+                          f" the docs say\n    {want}\n  weir says (exit {rc})\n    {err.strip()}")
+        self.count(block, "compared")
+
+    def output(self, block, arg):
+        d = self.workdir()
+        with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
+            f.write(self.fix_paths(arg.strip("\n") + "\n"))
+        rc, out, err = self.weir_cmd(["run", "job.sql", "-D", "rest.enabled=false"], d)
+        self.count(block, "ran")
+        problem = None
+        if " ".join(block.text.split()) not in " ".join(out.split()):
+            problem = f"the docs show\n    {block.text}\n  weir prints\n    {out.strip()}"
+        if rc != 0:
+            problem = f"exit {rc}: {err.strip()}"
+        if problem:
+            self.fail(block, problem)
+        self.count(block, "compared")
+
+    # -- one block ------------------------------------------------------------------
+    def check(self, block):
+        self.count(block, "blocks")
+        m = re.search(r"[Ss]ave this as `([\w.-]+)`", block.before)
+        if m and block.lang == "sql":
+            self.saved[m.group(1)] = block.text + "\n"
+        prelude_names = []
+        if block.marker:
+            kind, arg = block.marker
+            if kind == "skip":
+                if not re.match(r"\(.+\)", arg):
+                    self.fail(block, "a skip marker needs a (reason)")
+                self.skip(block, "marker: " + arg)
+                return
+            if kind == "error":
+                self.error(block, arg)
+                return
+            if kind == "output":
+                self.output(block, arg)
+                return
+            if kind == "prelude":
+                prelude_names = arg.split()
+            else:
+                self.fail(block, f"unknown docs-test marker {kind!r}")
+                return
+        if block.lang in ("c", "yaml"):
+            self.skip(block, f"rule 1: {block.lang}, not SQL or a command")
+            return
+        if re.search(r"^\$ ", block.text, re.M):
+            self.console(block)
+            return
+        if commands_of(block.text):
+            self.commands(block)
+            return
+        if not is_sql(block):
+            self.skip(block, "rule 3: not SQL, no `$ ` command")
+            return
+        if (first_word(strip_sql(block.text)) not in STATEMENT_WORDS
+                and all(re.search(r"\S\s+--\s+\S", l) for l in block.text.split("\n") if l.strip())):
+            self.expressions(block)
+            return
+        reason = fragment_reason(block.text)
+        if reason:
+            self.skip(block, "rule 5: " + reason)
+            return
+        self.plan(block, block.text, prelude_names)
+
+    def close(self):
+        if self.keep or self.failures:
+            print(f"work folders kept in {self.root}")
+        else:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+LOG_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z ")
+DURATION = re.compile(r"\b\d+\.\d s\b")
+
+
+def printed(out, err):
+    """What a command printed: standard output, then its log (standard
+    error), as the docs show a run."""
+    return [l for l in (out + err).rstrip("\n").split("\n")] if (out + err).strip() else []
+
+
+def unvarying(line):
+    """A line with what differs from run to run made equal: the log's
+    timestamp and durations in seconds."""
+    return DURATION.sub("N.N s", LOG_TIME.sub("TIME ", line.rstrip()))
+
+
+def commands_of(text):
+    """The arguments of each `weir ...` command of a block of commands
+    (after a `$ ` prompt or not, `\\` continuing a line, `#` a comment,
+    VAR=value words in front skipped); [] when a line is no weir command."""
+    out = []
+    for line in re.sub(r"\\\n", " ", text).split("\n"):
+        line = re.sub(r"(^|\s)#.*", "", line).strip()
+        if line.startswith("$ "):
+            line = line[2:]
+        if not line:
+            continue
+        words = line.split()
+        while words and re.match(r"^[A-Z_]+=", words[0]):
+            words.pop(0)
+        if not words or not re.match(r"^(\S*/)?weir$", words[0]):
+            return []
+        out.append(words[1:])
+    return out
+
+
+def wildcard(text):
+    return re.compile(".*?".join(re.escape(p) for p in text.split("...")), re.S)
+
+
+def match_lines(want, got):
+    """None when the printed lines `got` are those the docs show (`want`),
+    else what differs. A line `...` in `want` stands for any lines, and `...`
+    within a line for any text."""
+    want = [w.rstrip() for w in want]
+    while want and not want[-1]:
+        want.pop()
+
+    def rec(i, j):
+        if i == len(want):
+            return j == len(got)
+        if want[i].strip() == "...":
+            return any(rec(i + 1, k) for k in range(j, len(got) + 1))
+        if j < len(got) and wildcard(unvarying(want[i])).fullmatch(unvarying(got[j])):
+            return rec(i + 1, j + 1)
+        return False
+
+    if rec(0, 0):
+        return None
+    shown = "\n      ".join(got[:20]) + ("\n      ..." if len(got) > 20 else "")
+    return ("the output differs from the docs:\n    docs:\n      " + "\n      ".join(want)
+            + "\n    weir:\n      " + shown)
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    weir, src = sys.argv[1], sys.argv[2]
+    files = sys.argv[3:] or (["README.md"] + sorted(
+        os.path.join("docs", f) for f in os.listdir(os.path.join(src, "docs"))
+        if f.endswith(".md")))
+    only = os.environ.get("WEIR_DOCS_FILES")
+    if only:
+        files = [f for f in files if re.search(only, f)]
+    ck = Checker(weir, src)
+    try:
+        for rel in files:
+            ck.saved = {}
+            for b in read_blocks(src, rel):
+                try:
+                    ck.check(b)
+                except subprocess.TimeoutExpired:
+                    ck.fail(b, f"timed out after {TIMEOUT} s")
+    finally:
+        ck.close()
+    print(f"{'file':24} {'blocks':>6} {'planned':>7} {'ran':>4} {'compared':>8} {'skipped':>7}")
+    tot = {k: 0 for k in ("blocks", "planned", "ran", "compared", "skipped")}
+    for rel in files:
+        c = ck.counts.get(rel, {k: 0 for k in tot})
+        for k in tot:
+            tot[k] += c[k]
+        print(f"{rel:24} {c['blocks']:6} {c['planned']:7} {c['ran']:4} {c['compared']:8}"
+              f" {c['skipped']:7}")
+    print(f"{'total':24} {tot['blocks']:6} {tot['planned']:7} {tot['ran']:4}"
+          f" {tot['compared']:8} {tot['skipped']:7}")
+    if os.environ.get("WEIR_DOCS_VERBOSE") == "1":
+        print("skipped:\n  " + "\n  ".join(ck.skips))
+    for f in ck.failures:
+        print("FAIL " + f)
+    print(f"{len(ck.failures)} failures")
+    return 1 if ck.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
