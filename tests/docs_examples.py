@@ -66,6 +66,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 
 STATEMENT_WORDS = {
     "CREATE", "INSERT", "SELECT", "WITH", "SET", "RESET", "DROP", "ALTER",
@@ -89,7 +90,7 @@ class Block:
         for m in MARKER.finditer(before):
             pass
         if m and not before[m.end():].strip():
-            self.marker = (m.group(1), m.group(2).strip())
+            self.marker = (m.group(1), textwrap.dedent(m.group(2).strip("\n")).strip())
 
     def where(self):
         return f"{self.path}:{self.line}"
@@ -455,6 +456,31 @@ class Checker:
                           f" the docs say\n    {want}\n  weir says (exit {rc})\n    {err.strip()}")
         self.count(block, "compared")
 
+    def restore_error(self, block, arg):
+        scripts = self.scripts_of(arg)
+        if len(scripts) != 2:
+            self.fail(block, "a restore-error marker needs two scripts")
+            return
+        d = self.workdir()
+        job = os.path.join(d, "job.sql")
+        for k, script in enumerate(scripts):
+            with open(job, "w", encoding="utf-8") as f:
+                f.write(self.fix_paths(script))
+            rc, out, err = self.weir_cmd(["run", "job.sql", "-D", "rest.enabled=false"], d)
+            if k == 0 and rc != 0:
+                self.fail(block, f"the first script exits {rc}: {err.strip()}")
+                return
+        self.count(block, "ran")
+        self.count(block, "compared")
+
+        def norm(text):
+            return re.sub(r"chk-\d+", "chk-N", unvarying(" ".join(text.split())))
+
+        pattern = wildcard(norm(block.text))
+        if rc == 0 or not any(pattern.fullmatch(norm(l)) for l in err.split("\n")):
+            self.fail(block, f"the docs say\n    {block.text}\n  weir says (exit {rc})\n"
+                      f"    {err.strip()}")
+
     def output(self, block, arg):
         d = self.workdir()
         with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
@@ -489,6 +515,9 @@ class Checker:
                 return
             if kind == "output":
                 self.output(block, arg)
+                return
+            if kind == "restore-error":
+                self.restore_error(block, arg)
                 return
             if kind == "prelude":
                 prelude_names = arg.split()
