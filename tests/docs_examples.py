@@ -26,7 +26,9 @@ Markers: an HTML comment right before a block (only blanks between) steers it.
                                         (blanks compared as one)
 
 Rules (a block without a marker):
-  1. lang c or yaml: skipped, not SQL or a command.
+  1. lang c: skipped, not SQL or a command. lang yaml: skipped, unless its
+     first line is `# F.yaml`: then it is the file F.yaml of the commands
+     after it (as a sql block the prose tells to "Save this as `F`").
   2. A block with `$ ` lines is a console session. Each `$ weir ...` runs in a
      fresh folder (`cd DIR &&` in front: a copy of the repository's DIR; a
      sql block the prose before it tells to "Save this as `F`" is written
@@ -34,7 +36,9 @@ Rules (a block without a marker):
      standard error - must be the lines after it: exactly, except that a
      line `...` stands for any lines, `...` within a line for any text, and
      a log line's timestamp and durations (`0.0 s`) for any. A session that
-     shows no output is checked as rule 7.
+     shows no output is checked as rule 7, and a `weir run F ...` of saved
+     files in it is planned (`weir explain F ...`, without the options of a
+     restore): no error, no warning.
   3. sql blocks, and unlabelled or sh blocks whose first word starts a SQL
      statement, are SQL (4 - 6); a block of weir commands is rule 7; any
      other block (a layout, a grammar, a diagram, a log) is skipped.
@@ -213,7 +217,7 @@ class Checker:
         self.failures = []
         self.counts = {}
         self.skips = []
-        self.saved = {}  # file name -> text, per docs file ("Save this as")
+        self.saved = {}  # file name -> (text, block), per docs file ("Save this as")
         self.helps = {}  # weir SUB --help, by SUB
 
     def count(self, block, what):
@@ -361,10 +365,12 @@ class Checker:
                 cur[1].append(l)
         if not any(out for _, out in sessions):
             self.commands(block)  # nothing to compare: the command line is checked
+            for cmd, _ in sessions:
+                self.plan_command(block, cmd)
             return
         for cmd, want in sessions:
             d = self.workdir()
-            for name, text in self.saved.items():
+            for name, (text, _) in self.saved.items():
                 with open(os.path.join(d, name), "w", encoding="utf-8") as f:
                     f.write(text)
             m = re.match(r"cd\s+(\S+)\s*&&\s*(.*)$", cmd)
@@ -392,6 +398,37 @@ class Checker:
             if problem:
                 self.fail(block, f"$ {cmd}: {problem}")
         self.count(block, "compared")
+
+    def plan_command(self, block, cmd):
+        """`weir run F ...` of saved files: `weir explain F ...` must plan
+        with no error or warning."""
+        words = cmd.split()
+        if len(words) < 3 or not re.match(r"^(\S*/)?weir$", words[0]) or words[1] != "run":
+            return
+        args, i, used = ["explain"], 2, []
+        while i < len(words):
+            w = words[i]
+            if w in ("--fresh", "--allow-non-restored-state", "--drain-on-stop"):
+                i += 1
+                continue
+            if w == "--from":
+                i += 2
+                continue
+            args.append(w)
+            i += 1
+        files = [a for a in args[1:] if not a.startswith("-") and "=" not in a]
+        if not all(f in self.saved for f in files):
+            return
+        d = self.workdir()
+        for name, (text, _) in self.saved.items():
+            with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        rc, out, err = self.weir_cmd(args, d)
+        for f in files:
+            self.count(self.saved[f][1], "planned")
+        self.count(block, "planned")
+        if rc != 0 or "warning" in err:
+            self.fail(block, f"$ {cmd}: weir {' '.join(args)} exits {rc}: {err.strip()}")
 
     # -- rule 7: commands whose output is not shown --------------------------------
     def help_of(self, sub):
@@ -501,7 +538,12 @@ class Checker:
         self.count(block, "blocks")
         m = re.search(r"[Ss]ave this as `([\w.-]+)`", block.before)
         if m and block.lang == "sql":
-            self.saved[m.group(1)] = block.text + "\n"
+            self.saved[m.group(1)] = (block.text + "\n", block)
+        m = re.match(r"#\s*([\w-]+\.ya?ml)\s*\n", block.text)
+        if m and block.lang == "yaml":
+            self.saved[m.group(1)] = (block.text + "\n", block)
+            self.count(block, "blocks")
+            return
         prelude_names = []
         if block.marker:
             kind, arg = block.marker
