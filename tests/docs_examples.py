@@ -54,7 +54,8 @@ Rules (a block without a marker):
      `SELECT * FROM t`, or for a table with 'sink.' options or one that can
      only be written `INSERT INTO t` from a datagen table LIKE it (such a
      block plans with checkpoints on). JAR paths '/opt/udf/F' are the
-     build's F.
+     build's F. A block that needs a library this weir was built without
+     (librdkafka, libpq, ...) is skipped, saying so.
   7. Commands (`weir ...` lines, `\\` continuing, `#` comments, VAR=value
      words in front): each names a command of `weir`, each `--option` is in
      the usage of `weir COMMAND --help`, and each `-D key` is a key weir
@@ -317,6 +318,10 @@ class Checker:
                     probes[hit[0]] = "sink"
                     continue
             break
+        missing = re.search(r"is not built into this weir|built without (lib\w+)", err)
+        if rc != 0 and missing:
+            self.skip(block, "this weir lacks a library: " + err.strip())
+            return
         self.count(block, "planned")
         if rc != 0 or "warning" in err:
             line_map = pre.count("\n") + 1
