@@ -61,6 +61,10 @@ Rules (a block without a marker):
      the usage of `weir COMMAND --help`, and each `-D key` is a key weir
      knows (no "unknown configuration key" warning).
 
+  8. Tables: in a row whose first cell is a `weir ...` command, the command
+     is checked as in rule 7; in a table whose first column is headed `key`,
+     each `dotted.key` of the first column must be a key weir knows.
+
 Environment: WEIR_DOCS_FILES=REGEX checks only the files whose path matches;
 WEIR_DOCS_KEEP=1 keeps the work folders (they are kept on a failure).
 """
@@ -442,25 +446,34 @@ class Checker:
             self.helps[sub] = (out + err) if rc == 0 else None
         return self.helps[sub]
 
+    def check_command(self, where, args):
+        """Checks one weir command line (its arguments): the command exists
+        and has each --option; returns the -D keys it sets."""
+        keys = []
+        sub = args[0] if args else ""
+        if sub.startswith("-"):  # weir --version
+            if not re.search(r"(^|\s)" + re.escape(sub) + r"\b", self.help_of("--help") or ""):
+                self.failures.append(f"{where}: weir has no option {sub}")
+            return keys
+        if sub.isupper():  # weir COMMAND --help
+            return keys
+        text = self.help_of(sub)
+        if text is None:
+            self.failures.append(f"{where}: weir has no command {sub!r}")
+            return keys
+        usage = text.split("\n\n")[0]
+        for k, a in enumerate(args[1:], 1):
+            a = a.strip("[]|.")
+            if a.startswith("--") and not re.search(re.escape(a) + r"\b", usage):
+                self.failures.append(f"{where}: weir {sub} has no option {a} (weir {sub} --help)")
+            if a == "-D" and k + 1 < len(args):
+                keys.append(args[k + 1].split("=", 1)[0])
+        return keys
+
     def commands(self, block):
         keys = []
         for args in commands_of(block.text):
-            sub = args[0] if args else ""
-            if sub.startswith("-"):  # weir --version
-                if not re.search(r"(^|\s)" + re.escape(sub) + r"\b", self.help_of("--help") or ""):
-                    self.fail(block, f"weir has no option {sub}")
-                continue
-            text = self.help_of(sub)
-            if text is None:
-                self.fail(block, f"weir has no command {sub!r}")
-                continue
-            usage = text.split("\n\n")[0]
-            for k, a in enumerate(args[1:], 1):
-                a = a.strip("[]|")
-                if a.startswith("--") and not re.search(re.escape(a) + r"\b", usage):
-                    self.fail(block, f"weir {sub} has no option {a} (weir {sub} --help)")
-                if a == "-D" and k + 1 < len(args):
-                    keys.append(args[k + 1].split("=", 1)[0])
+            keys += self.check_command(block.where(), args)
         if keys:
             d = self.workdir()
             with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
@@ -593,6 +606,48 @@ class Checker:
             return
         self.plan(block, block.text, prelude_names)
 
+    # -- rule 8: tables of configuration keys and of commands ------------------
+    def tables(self, rel):
+        """Checks the tables of a docs file; returns how many rows it read."""
+        lines = open(os.path.join(self.src, rel), encoding="utf-8").read().split("\n")
+        keys, rows = [], 0
+        for i, line in enumerate(lines):
+            if not re.match(r"^\|\s*`weir ", line):
+                continue
+            rows += 1
+            cell = line.split(" | ")[0].replace("\\|", "|")
+            for code in re.findall(r"`(weir [^`]*)`", cell):
+                self.check_command(f"{rel}:{i + 1}", code.split()[1:])
+        i = 0
+        while i < len(lines):
+            head = [c.strip() for c in lines[i].strip("|").split("|")]
+            if (lines[i].startswith("|") and head[0] == "key" and i + 1 < len(lines)
+                    and re.match(r"^\|[\s:|-]+$", lines[i + 1])):
+                i += 2
+                while i < len(lines) and lines[i].startswith("|"):
+                    cell = lines[i].strip("|").split("|")[0]
+                    for key in re.findall(r"`([a-z][\w-]*(?:\.[\w-]+)+)`", cell):
+                        keys.append((f"{rel}:{i + 1}", key))
+                    rows += 1
+                    i += 1
+            i += 1
+        if keys:
+            d = self.workdir()
+            with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
+                f.write("SELECT 1;\n")
+            argv = ["explain", "job.sql"]
+            for _, key in keys:
+                argv += ["-D", key + "=1"]
+            rc, out, err = self.weir_cmd(argv, d)
+            if rc != 0:  # a value weir refuses: each key alone
+                err = "\n".join(self.weir_cmd(["explain", "job.sql", "-D", key + "=1"], d)[2]
+                                 for _, key in keys)
+            for where, key in keys:
+                m = re.search(r"-D " + re.escape(key) + r": unknown configuration key.*", err)
+                if m:
+                    self.failures.append(f"{where}: {key} is not a key weir knows: {m.group(0)}")
+        return rows
+
     def close(self):
         if self.keep or self.failures:
             print(f"work folders kept in {self.root}")
@@ -684,6 +739,7 @@ def main():
                     ck.check(b)
                 except subprocess.TimeoutExpired:
                     ck.fail(b, f"timed out after {TIMEOUT} s")
+        table_rows = sum(ck.tables(rel) for rel in files)
     finally:
         ck.close()
     print(f"{'file':24} {'blocks':>6} {'planned':>7} {'ran':>4} {'compared':>8} {'skipped':>7}")
@@ -696,6 +752,7 @@ def main():
               f" {c['skipped']:7}")
     print(f"{'total':24} {tot['blocks']:6} {tot['planned']:7} {tot['ran']:4}"
           f" {tot['compared']:8} {tot['skipped']:7}")
+    print(f"tables: {table_rows} rows of `weir` commands and configuration keys checked")
     if os.environ.get("WEIR_DOCS_VERBOSE") == "1":
         print("skipped:\n  " + "\n  ".join(ck.skips))
     for f in ck.failures:
