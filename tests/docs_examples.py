@@ -63,7 +63,13 @@ Rules (a block without a marker):
 
   8. Tables: in a row whose first cell is a `weir ...` command, the command
      is checked as in rule 7; in a table whose first column is headed `key`,
-     each `dotted.key` of the first column must be a key weir knows.
+     each `dotted.key` of the first column must be a key weir knows. A
+     table of connector options after a marker
+       <!-- docs-test: options SCRIPT [-- next script SCRIPT] -->
+     : each `option` of its first column (a cell that starts with "(" is a
+     note), written `, 'option' = '1'` in
+     place of @OPTION@ in every SCRIPT, draws no "unsupported option" or
+     "unknown option" error.
 
 Environment: WEIR_DOCS_FILES=REGEX checks only the files whose path matches;
 WEIR_DOCS_KEEP=1 keeps the work folders (they are kept on a failure).
@@ -631,6 +637,17 @@ class Checker:
                     rows += 1
                     i += 1
             i += 1
+        text = "\n".join(lines)
+        for m in MARKER.finditer(text):
+            if m.group(1) != "options":
+                continue
+            line = text.count("\n", 0, m.end()) + 1  # 0-based index of the line after it
+            while line < len(lines) and not lines[line].strip():
+                line += 1
+            if line >= len(lines) or not lines[line].startswith("|"):
+                self.failures.append(f"{rel}:{line}: an options marker not before a table")
+                continue
+            rows += self.options(rel, lines, line, textwrap.dedent(m.group(2).strip("\n")))
         if keys:
             d = self.workdir()
             with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
@@ -646,6 +663,48 @@ class Checker:
                 m = re.search(r"-D " + re.escape(key) + r": unknown configuration key.*", err)
                 if m:
                     self.failures.append(f"{where}: {key} is not a key weir knows: {m.group(0)}")
+        return rows
+
+    def options(self, rel, lines, first, arg):
+        """A table of connector options (the one at lines[first]): each
+        option of its first column must be one the scripts of the marker take
+        (no "unsupported option" error when `, 'KEY' = '1'` replaces their
+        @OPTION@)."""
+        scripts = self.scripts_of(arg)
+        d = self.workdir()
+        job = os.path.join(d, "job.sql")
+
+        def plan(script, option):
+            with open(job, "w", encoding="utf-8") as f:
+                f.write(script.replace("@OPTION@", option))
+            return self.weir_cmd(["explain", "job.sql"], d)
+
+        refused = r"(unsupported|unknown) option '%s'.*"
+        for script in scripts:
+            rc, out, err = plan(script, "")
+            if rc != 0:
+                self.failures.append(f"{rel}:{first + 1}: the options marker's script does not "
+                                     f"plan: {err.strip()}")
+                return 0
+            # the check below must see an option weir does not have
+            rc, out, err = plan(script, ", 'docs-test.no-such-option' = '1'")
+            if not re.search(refused % "docs-test.no-such-option", err):
+                self.failures.append(f"{rel}:{first + 1}: an unknown option is not refused as "
+                                     f"the test expects: {err.strip()}")
+                return 0
+        rows, i = 0, first + 2
+        while i < len(lines) and lines[i].startswith("|"):
+            cell = lines[i].strip("|").split("|")[0]
+            if cell.strip().startswith("("):  # a note, as "(`group-offsets` bound)"
+                cell = ""
+            for key in re.findall(r"`([a-z][\w.-]*)`", cell):
+                for script in scripts:
+                    rc, out, err = plan(script, f", '{key}' = '1'")
+                    m = re.search(refused % re.escape(key), err)
+                    if m:
+                        self.failures.append(f"{rel}:{i + 1}: option {key}: {m.group(0)}")
+            rows += 1
+            i += 1
         return rows
 
     def close(self):
@@ -739,20 +798,21 @@ def main():
                     ck.check(b)
                 except subprocess.TimeoutExpired:
                     ck.fail(b, f"timed out after {TIMEOUT} s")
-        table_rows = sum(ck.tables(rel) for rel in files)
+        table_rows = {rel: ck.tables(rel) for rel in files}
     finally:
         ck.close()
-    print(f"{'file':24} {'blocks':>6} {'planned':>7} {'ran':>4} {'compared':>8} {'skipped':>7}")
+    print(f"{'file':24} {'blocks':>6} {'planned':>7} {'ran':>4} {'compared':>8} {'skipped':>7}"
+          f" {'table rows':>10}")
     tot = {k: 0 for k in ("blocks", "planned", "ran", "compared", "skipped")}
     for rel in files:
         c = ck.counts.get(rel, {k: 0 for k in tot})
         for k in tot:
             tot[k] += c[k]
         print(f"{rel:24} {c['blocks']:6} {c['planned']:7} {c['ran']:4} {c['compared']:8}"
-              f" {c['skipped']:7}")
+              f" {c['skipped']:7} {table_rows[rel]:10}")
     print(f"{'total':24} {tot['blocks']:6} {tot['planned']:7} {tot['ran']:4}"
-          f" {tot['compared']:8} {tot['skipped']:7}")
-    print(f"tables: {table_rows} rows of `weir` commands and configuration keys checked")
+          f" {tot['compared']:8} {tot['skipped']:7} {sum(table_rows.values()):10}")
+    print("table rows: `weir` commands, configuration keys and connector options checked")
     if os.environ.get("WEIR_DOCS_VERBOSE") == "1":
         print("skipped:\n  " + "\n  ".join(ck.skips))
     for f in ck.failures:
