@@ -20,7 +20,10 @@ Markers: an HTML comment right before a block (only blanks between) steers it.
   SCRIPT -->                            block is the message, with several each
                                         line is the message of its script; the
                                         message must match a whole line of
-                                        stderr (or all of it), `...` any text
+                                        stderr (or all of it), `...` any text;
+                                        in a script, `-- args A...` adds
+                                        arguments and `-- file F` starts the
+                                        text of a file F beside job.sql
   <!-- docs-test: output              the block appears in what
   SCRIPT -->                            `weir run job.sql` prints for SCRIPT
                                         (blanks compared as one)
@@ -507,9 +510,18 @@ class Checker:
         wants = want_lines if len(scripts) > 1 else [" ".join(want_lines)]
         for k, (script, want) in enumerate(zip(scripts, wants)):
             d = self.workdir()
-            with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
-                f.write(self.fix_paths(script))
-            rc, out, err = self.weir_cmd(["explain", "job.sql"], d)
+            # "-- file NAME" starts another file of the folder, "-- args A..."
+            # adds arguments to the command
+            parts = re.split(r"^-- file (\S+)\s*$", script, flags=re.M)
+            args = []
+            for m in re.finditer(r"^-- args (.*)$", parts[0], re.M):
+                args += m.group(1).split()
+            files = {"job.sql": parts[0]}
+            files.update(zip(parts[1::2], parts[2::2]))
+            for name, text in files.items():
+                with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+                    f.write(self.fix_paths(text.lstrip("\n")))
+            rc, out, err = self.weir_cmd(["explain", "job.sql"] + args, d)
             self.count(block, "ran")
             pattern = wildcard(" ".join(want.split()))
             said = [" ".join(err.split())] + [" ".join(l.split()) for l in err.split("\n")]
