@@ -257,7 +257,7 @@ class Checker:
         os.makedirs(d)
         return d
 
-    def weir_cmd(self, args, cwd, stdin=None):
+    def weir_cmd(self, args, cwd):
         env = dict(os.environ, WEIR_REGISTRY_DIR=os.path.join(self.root, "reg"))
         p = subprocess.run([self.weir] + args, cwd=cwd, capture_output=True, text=True,
                            timeout=TIMEOUT, env=env, stdin=subprocess.DEVNULL)
@@ -279,8 +279,12 @@ class Checker:
         m = re.match(r"--\s*(\S+\.sql)\s*\n", sql)
         if m and os.path.isfile(os.path.join(self.src, m.group(1))):
             want = open(os.path.join(self.src, m.group(1)), encoding="utf-8").read()
-            if sql_tokens(want) != sql_tokens(sql):
-                self.fail(block, f"differs from {m.group(1)}")
+            a, b = sql_tokens(sql), sql_tokens(want)
+            if a != b:
+                k = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+                self.fail(block, f"differs from {m.group(1)} (comments and blanks aside) at token"
+                          f" {k + 1}: the docs have {' '.join(a[k:k + 6])!r}, the file"
+                          f" {' '.join(b[k:k + 6])!r}")
         body = self.fix_paths(sql)
         stmts = statements(body)
         uses_query = any(first_word(s) in ("INSERT", "SELECT", "WITH", "EXECUTE", "BEGIN")
