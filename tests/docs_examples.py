@@ -73,6 +73,9 @@ Rules (a block without a marker):
      note), written `, 'option' = '1'` in
      place of @OPTION@ in every SCRIPT, draws no "unsupported option" or
      "unknown option" error.
+  9. Inline examples: `F(...)` is `R` (or gives, returns) anywhere in a file:
+     `SELECT F(...);` must print R; one that reads a column (`COT(x)`) or
+     names a type (`DECIMAL(5, 2)`) is a schema, skipped.
 
 Environment: WEIR_DOCS_FILES=REGEX checks only the files whose path matches;
 WEIR_DOCS_KEEP=1 keeps the work folders (they are kept on a failure);
@@ -94,6 +97,7 @@ STATEMENT_WORDS = {
 }
 MARKER = re.compile(r"<!--\s*docs-test:\s*(\w[\w-]*)(.*?)-->", re.S)
 TIMEOUT = 60
+TYPE_NAMES = "DECIMAL|DEC|NUMERIC|CHAR|VARCHAR|BINARY|VARBINARY|TIMESTAMP|TIME|TIMESTAMP_LTZ|INTERVAL"
 
 
 class Block:
@@ -682,6 +686,28 @@ class Checker:
                     self.failures.append(f"{where}: {key} is not a key weir knows: {m.group(0)}")
         return rows
 
+    # -- rule 9: inline function examples ------------------------------------------
+    def inline(self, rel):
+        """`F(...)` is `R` in prose or a table: SELECT F(...) prints R.
+        Returns how many were compared."""
+        text = open(os.path.join(self.src, rel), encoding="utf-8").read()
+        n = 0
+        for m in re.finditer(r"`([A-Z][A-Z0-9_]*\([^`]*\))` (?:is|gives|returns) `([^`]*)`", text):
+            call, want = m.group(1), m.group(2)
+            where = f"{rel}:{text.count(chr(10), 0, m.start()) + 1}"
+            d = self.workdir()
+            with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
+                f.write(f"SELECT {call};\n")
+            rc, out, err = self.weir_cmd(["run", "job.sql", "-D", "rest.enabled=false"], d)
+            if rc != 0 and re.search(r"unknown column|no function (" + TYPE_NAMES + r")\(", err):
+                self.skips.append(f"{where}: rule 9: {call} is a schema, not a value")
+                continue
+            n += 1
+            if rc != 0 or out.strip() != f"+I[{want}]":
+                self.failures.append(f"{where}: {call} printed {out.strip() or err.strip()!r},"
+                                     f" the docs say {want!r}")
+        return n
+
     def options(self, rel, lines, first, arg):
         """A table of connector options (the one at lines[first]): each
         option of its first column must be one the scripts of the marker take
@@ -817,20 +843,23 @@ def main():
                     ck.fail(b, f"timed out after {TIMEOUT} s")
         tables = os.environ.get("WEIR_DOCS_TABLES", "1") != "0"
         table_rows = {rel: ck.tables(rel) if tables else 0 for rel in files}
+        inline = {rel: ck.inline(rel) for rel in files}
     finally:
         ck.close()
     print(f"{'file':24} {'blocks':>6} {'planned':>7} {'ran':>4} {'compared':>8} {'skipped':>7}"
-          f" {'table rows':>10}")
+          f" {'table rows':>10} {'inline':>6}")
     tot = {k: 0 for k in ("blocks", "planned", "ran", "compared", "skipped")}
     for rel in files:
         c = ck.counts.get(rel, {k: 0 for k in tot})
         for k in tot:
             tot[k] += c[k]
         print(f"{rel:24} {c['blocks']:6} {c['planned']:7} {c['ran']:4} {c['compared']:8}"
-              f" {c['skipped']:7} {table_rows[rel]:10}")
+              f" {c['skipped']:7} {table_rows[rel]:10} {inline[rel]:6}")
     print(f"{'total':24} {tot['blocks']:6} {tot['planned']:7} {tot['ran']:4}"
-          f" {tot['compared']:8} {tot['skipped']:7} {sum(table_rows.values()):10}")
-    print("table rows: `weir` commands, configuration keys and connector options checked")
+          f" {tot['compared']:8} {tot['skipped']:7} {sum(table_rows.values()):10}"
+          f" {sum(inline.values()):6}")
+    print("table rows: `weir` commands, configuration keys and connector options checked;"
+          " inline: `F(...)` is `R` examples compared")
     if os.environ.get("WEIR_DOCS_VERBOSE") == "1":
         print("skipped:\n  " + "\n  ".join(ck.skips))
     for f in ck.failures:
