@@ -73,7 +73,8 @@ Rules (a block without a marker):
      note), written `, 'option' = '1'` in
      place of @OPTION@ in every SCRIPT, draws no "unsupported option" or
      "unknown option" error.
-  9. Inline examples: `F(...)` is `R` (or gives, returns) anywhere in a file:
+  9. Inline examples: `F(...)` is `R` (or gives, returns, =; or = R with R
+     a bare number or word) anywhere in a file:
      `SELECT F(...);` must print R; one that reads a column (`COT(x)`) or
      names a type (`DECIMAL(5, 2)`) is a schema, skipped.
 
@@ -692,8 +693,9 @@ class Checker:
         Returns how many were compared."""
         text = open(os.path.join(self.src, rel), encoding="utf-8").read()
         n = 0
-        for m in re.finditer(r"`([A-Z][A-Z0-9_]*\([^`]*\))` (?:is|gives|returns) `([^`]*)`", text):
-            call, want = m.group(1), m.group(2)
+        for m in re.finditer(r"`([A-Z][A-Z0-9_]*\([^`]*\))` (?:(?:is|gives|returns|=) `([^`]*)`"
+                             r"|= (-?[\w.]*\w)\b)", text):
+            call, want = m.group(1), m.group(2) if m.group(2) is not None else m.group(3)
             where = f"{rel}:{text.count(chr(10), 0, m.start()) + 1}"
             d = self.workdir()
             with open(os.path.join(d, "job.sql"), "w", encoding="utf-8") as f:
