@@ -78,6 +78,9 @@ case "${1:-}" in
   export WEIR_HYBRID_DIFF_ROUNDS=${WEIR_HYBRID_DIFF_ROUNDS:-2}
   export WEIR_S3F_CASES=${WEIR_S3F_CASES:-1} WEIR_S3F_KILLS=${WEIR_S3F_KILLS:-2}
   export WEIR_DECIMAL_CASES=${WEIR_DECIMAL_CASES:-3}
+  # the docs' examples, without the tables of keys and options (some 250
+  # plans, each a process start under ASan; the plain run checks them)
+  export WEIR_DOCS_TABLES=${WEIR_DOCS_TABLES:-0}
   export WEIR_CASTDIFF_JOBS=${WEIR_CASTDIFF_JOBS:-4}
   export WEIR_RETRACTDIFF_JOBS=${WEIR_RETRACTDIFF_JOBS:-20}
   export WEIR_MATHDIFF_JOBS=${WEIR_MATHDIFF_JOBS:-16}
