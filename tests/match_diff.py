@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Randomized differential test of MATCH_RECOGNIZE.
 
-Each job is one random stream (JSON lines: id, k, v, ts_ms) whose times are
+Each job is one random stream (JSON lines: id, k, v, ts_ms, and a DECIMAL(10,
+2) p and a DATE d) whose times are
 out of order by less than the watermark's delay (no row is late), read by
 four random MATCH_RECOGNIZE queries in one `weir run` at parallelism 1, 2
 or 4. A query has PARTITION BY k (or none), ORDER BY ts, id, a random
 PATTERN of 1 to 4 variables with greedy and reluctant quantifiers (*, +, ?,
 {n}, {n,}, {n,m}, {,m}), random DEFINE conditions (comparisons of V.v with
 constants, with other variables, PREV, FIRST/LAST with offsets, COUNT, SUM,
-AVG, MIN, MAX over a variable's rows, AND/OR), a random AFTER MATCH SKIP
-and sometimes WITHIN.
+AVG, MIN, MAX over a variable's rows, AND/OR; in half the queries also
+SUM, AVG, MIN, MAX of p in conditions and measures, MIN and MAX of d in
+measures), a random AFTER MATCH SKIP and sometimes WITHIN.
 
 The oracle shares no code with weir. It is a plain backtracking matcher
 written from the SQL standard's rules:
@@ -23,7 +25,9 @@ written from the SQL standard's rules:
     n rows back from the last / on from the first row mapped to X; PREV(X.v,
     n) is the row n rows before the last row of X, inside the match;
     aggregates see the non-NULL values of X's rows (AVG of INT truncates;
-    SUM of nothing is NULL; COUNT(X.*) counts rows); NULL is not TRUE;
+    SUM of a DECIMAL(10, 2) is a DECIMAL(38, 2), AVG a DECIMAL(38, 6)
+    rounded half up; SUM of nothing is NULL; COUNT(X.*) counts rows); NULL
+    is not TRUE;
   - WITHIN d: a row may join the match only while its time is less than d
     after the first row's;
   - after a match, matching resumes per AFTER MATCH SKIP (PAST LAST ROW: the
@@ -50,6 +54,8 @@ Environment: WEIR_SEED (seed), WEIR_MATCHDIFF_JOBS (count), WEIR_MATCHDIFF_JOB (
 WEIR_MATCHDIFF_LONG (rows of the long match of job 0).
 """
 
+import datetime
+import decimal
 import json
 import os
 import re
@@ -71,7 +77,10 @@ def gen_rows(rng):
     for i in range(n):
         t += rng.choice([0, 1, 200, 500, 1000, 2000])
         rows.append({"id": i + 1, "k": rng.choice(keys),
-                     "v": None if rng.random() < 0.1 else rng.randint(0, 9), "ts_ms": t})
+                     "v": None if rng.random() < 0.1 else rng.randint(0, 9), "ts_ms": t,
+                     # a DECIMAL(10, 2) of quarters (exact in JSON) and a DATE, for the decimal queries
+                     "p": None if rng.random() < 0.1 else rng.randint(-10, 10) / 4,
+                     "d": None if rng.random() < 0.1 else "2024-01-%02d" % rng.randint(1, 28)})
     # out of order by less than the watermark delay (1 s): never late
     arrival = sorted(rows, key=lambda r: r["ts_ms"] + rng.randint(0, 900))
     return rows, arrival
@@ -139,11 +148,33 @@ class Ctx:
     def count_rows(self, var):
         return len(self.idx(var))
 
+    def agg_col(self, fn, var, col):
+        """SUM, AVG, MIN, MAX of the DECIMAL(10, 2) p (as Decimals: SUM a
+        DECIMAL(38, 2), AVG a DECIMAL(38, 6) rounded half up) or MIN, MAX of
+        the DATE d, over var's rows' non-NULL values."""
+        vs = [self.part[i][col] for i in self.idx(var) if self.part[i][col] is not None]
+        if not vs:
+            return None
+        if col == "d":
+            vs = [datetime.date.fromisoformat(x) for x in vs]
+        else:
+            vs = [decimal.Decimal(repr(x)).quantize(decimal.Decimal("0.01")) for x in vs]
+        if fn == "SUM":
+            return sum(vs)
+        if fn == "AVG":
+            return (sum(vs) / len(vs)).quantize(decimal.Decimal("0.000001"), rounding=decimal.ROUND_HALF_UP)
+        return min(vs) if fn == "MIN" else max(vs)
 
-def gen_operand(rng, me, others):
-    """(sql, fn(ctx)) of an INT operand of a condition of variable me."""
+
+def gen_operand(rng, me, others, decimals=False):
+    """(sql, fn(ctx)) of an INT operand of a condition of variable me (with
+    decimals, also a DECIMAL aggregate of p)."""
     x = rng.choice([me] * 3 + others) if others else me
-    kind = rng.choice(["col", "col", "last", "first", "prev", "agg", "count", "const", "const"])
+    kind = rng.choice(["col", "col", "last", "first", "prev", "agg", "count", "const", "const"] +
+                      (["pagg", "pagg"] if decimals else []))
+    if kind == "pagg":
+        fn = rng.choice(["SUM", "AVG", "MIN", "MAX"])
+        return "%s(%s.p)" % (fn, x), lambda c, fn=fn, x=x: c.agg_col(fn, x, "p")
     if kind == "col":
         return "%s.v" % x, lambda c, x=x: c.last(x)
     if kind == "last":
@@ -164,10 +195,10 @@ def gen_operand(rng, me, others):
     return str(k), lambda c, k=k: k
 
 
-def gen_cond(rng, me, others, depth=0):
+def gen_cond(rng, me, others, depth=0, decimals=False):
     if depth < 1 and rng.random() < 0.3:
-        a_sql, a_fn = gen_cond(rng, me, others, depth + 1)
-        b_sql, b_fn = gen_cond(rng, me, others, depth + 1)
+        a_sql, a_fn = gen_cond(rng, me, others, depth + 1, decimals)
+        b_sql, b_fn = gen_cond(rng, me, others, depth + 1, decimals)
         if rng.random() < 0.5:
             return "(%s AND %s)" % (a_sql, b_sql), lambda c: and3(a_fn(c), b_fn(c))
         return "(%s OR %s)" % (a_sql, b_sql), lambda c: or3(a_fn(c), b_fn(c))
@@ -176,12 +207,15 @@ def gen_cond(rng, me, others, depth=0):
     op = rng.choice(["<", "<=", ">", ">=", "=", "<>"])
     l_sql, l_fn = "%s.v" % me, (lambda c: c.last(me))
     if rng.random() < 0.3:
-        l_sql, l_fn = gen_operand(rng, me, others)
-    r_sql, r_fn = gen_operand(rng, me, others)
+        l_sql, l_fn = gen_operand(rng, me, others, decimals)
+    r_sql, r_fn = gen_operand(rng, me, others, decimals)
     return "%s %s %s" % (l_sql, op, r_sql), lambda c: cmp3(l_fn(c), op, r_fn(c))
 
 
-def gen_query(rng):
+def gen_query(rng, decimals=False):
+    """A random query; with decimals its conditions and measures also read
+    SUM, AVG, MIN and MAX of the DECIMAL column p and MIN, MAX of the DATE d
+    (restore_diff and restore_change_diff draw without them)."""
     n_terms = rng.randint(1, 4)
     nvars = rng.randint(1, min(n_terms, 3))
     terms = []
@@ -226,7 +260,7 @@ def gen_query(rng):
     defines = {}
     for v in used:
         if rng.random() < 0.85:
-            defines[v] = gen_cond(rng, v, [o for o in used if o != v])
+            defines[v] = gen_cond(rng, v, [o for o in used if o != v], decimals=decimals)
     skip = rng.choice(["PAST LAST ROW", "TO NEXT ROW", "TO FIRST", "TO LAST", "TO"])
     if skip in ("TO FIRST", "TO LAST", "TO"):
         # A variable that may have no row in a match, or whose row may be the
@@ -253,6 +287,13 @@ def gen_query(rng):
                  ("FIRST(%s.v, 1)" % mvars[1], lambda c, x=mvars[1]: c.first(x, 1)),
                  ("MAX(%s.v)" % mvars[0], lambda c, x=mvars[0]: c.agg("MAX", x)),
                  ("AVG(v)", lambda c: c.agg("AVG", None))]
+    if decimals:
+        x, y = rng.choice(used), rng.choice(used)
+        measures += [("SUM(%s.p)" % x, lambda c, x=x: c.agg_col("SUM", x, "p"), "DECIMAL(38, 2)"),
+                     ("AVG(%s.p)" % y, lambda c, y=y: c.agg_col("AVG", y, "p"), "DECIMAL(38, 6)"),
+                     ("MIN(%s.p)" % x, lambda c, x=x: c.agg_col("MIN", x, "p"), "DECIMAL(10, 2)"),
+                     ("MAX(%s.d)" % y, lambda c, y=y: c.agg_col("MAX", y, "d"), "DATE"),
+                     ("MIN(d)", lambda c: c.agg_col("MIN", None, "d"), "DATE")]
     return {"terms": terms, "defines": defines, "skip": skip, "within": within,
             "partitioned": partitioned, "measures": measures}
 
@@ -348,7 +389,7 @@ def oracle(q, rows):
 
 # ---------------------------------------------------------------- the job
 
-TABLE_SQL = """CREATE TABLE t (id INT, k STRING, v INT, ts_ms BIGINT,
+TABLE_SQL = """CREATE TABLE t (id INT, k STRING, v INT, ts_ms BIGINT, p DECIMAL(10, 2), d DATE,
   ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');
 """
@@ -469,7 +510,7 @@ def run_case(case):
         return run_long(case)
     rng = case.rng
     rows, arrival = gen_rows(rng)
-    qs = [gen_query(rng) for _ in range(QUERIES_PER_JOB)]
+    qs = [gen_query(rng, decimals=rng.random() < 0.5) for _ in range(QUERIES_PER_JOB)]
     par = rng.choice([1, 2, 4])
     case.note = "(parallelism %d)" % par
     with open(case.path("in.json"), "w") as f:

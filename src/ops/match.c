@@ -39,6 +39,7 @@
 #include "ops/held_wm.h"
 #include "ops/match.h"
 #include "ops/rowcodec.h"
+#include "util/dec128.h"
 #include "time/timefmt.h"
 #include "weir/state.h"
 
@@ -205,7 +206,16 @@ static void agg_add(const match_op *o, const tracker *k, int64_t *w, uint32_t po
         memcpy(&w[2], &ext, sizeof ext);
         return;
     }
-    int64_t iv = t == WEIR_TYPE_INT ? WEIR_COL_I32(q, k->col)[pos] : WEIR_COL_I64(q, k->col)[pos];
+    bool i32 = t == WEIR_TYPE_INT || t == WEIR_TYPE_DATE || t == WEIR_TYPE_TIME;
+    int64_t iv = i32 ? WEIR_COL_I32(q, k->col)[pos] : WEIR_COL_I64(q, k->col)[pos];
+    if (t == WEIR_TYPE_DECIMAL && k->agg != WEIR_MR_MIN && k->agg != WEIR_MR_MAX) {
+        /* SUM and AVG of a DECIMAL: 128 bits in w[1] (low) and w[2] (high), the sum's DECIMAL(38, s) */
+        __int128 sum = (__int128)(((unsigned __int128)(uint64_t)w[2] << 64) | (uint64_t)w[1]);
+        sum += iv;
+        w[1] = (int64_t)(uint64_t)sum;
+        w[2] = (int64_t)(uint64_t)((unsigned __int128)sum >> 64);
+        return;
+    }
     w[1] = (int64_t)((uint64_t)w[1] + (uint64_t)iv); /* wraps as Flink's long sum */
     if (first || (min ? iv < w[2] : iv > w[2]))
         w[2] = iv;
@@ -257,6 +267,32 @@ static int64_t nav_row(const match_op *o, const tracker *k, const int64_t *th)
     return w[0] > (int64_t)k->offset ? w[1 + (w[0] - n) % n] : -1;
 }
 
+/*
+ * SUM or AVG of a DECIMAL(p <= 18, s) column from its tracker's words (a
+ * count and a 128-bit sum) into row 0 of slotb's column sc: SUM as a
+ * DECIMAL(38, s), AVG as a DECIMAL(38, max(6, s)) rounded HALF_UP, as the
+ * aggregation's; NULL when the value does not fit 38 digits.
+ */
+static int put_decimal_sum(match_op *o, uint32_t sc, const weir_mr_slot *s, const int64_t *w)
+{
+    weir_batch *sb = o->slotb;
+    weir_column *c = &sb->cols[sc];
+    __int128 v = (__int128)(((unsigned __int128)(uint64_t)w[2] << 64) | (uint64_t)w[1]);
+    if (s->agg == WEIR_MR_AVG) {
+        int up = c->type.scale - o->conf.in_schema->fields[s->col].type.scale;
+        if (!weir__dec_div(v, up, w[0], &v)) {
+            weir_batch_set_null(sb, sc, 0);
+            return 0;
+        }
+    }
+    if (!weir__dec_fits(v, WEIR_DEC_MAX_PRECISION)) {
+        weir_batch_set_null(sb, sc, 0);
+        return 0;
+    }
+    memcpy((char *)c->data, &v, 16);
+    return 0;
+}
+
 /* Fills the slots `u` of thread th into row 0 of slotb. */
 static int fill_slots(match_op *o, const weir_mr_uses *u, const int64_t *th)
 {
@@ -302,8 +338,12 @@ static int fill_slots(match_op *o, const weir_mr_uses *u, const int64_t *th)
             WEIR_COL_F64(sb, sc)[0] = s->agg == WEIR_MR_SUM ? sum : s->agg == WEIR_MR_AVG ? sum / (double)cnt : ext;
             continue;
         }
+        if (t == WEIR_TYPE_DECIMAL && s->agg != WEIR_MR_MIN && s->agg != WEIR_MR_MAX) {
+            rc = put_decimal_sum(o, sc, s, w);
+            continue;
+        }
         int64_t res = s->agg == WEIR_MR_SUM ? w[1] : s->agg == WEIR_MR_AVG ? w[1] / cnt : w[2];
-        if (t == WEIR_TYPE_INT)
+        if (t == WEIR_TYPE_INT || t == WEIR_TYPE_DATE || t == WEIR_TYPE_TIME)
             WEIR_COL_I32(sb, sc)[0] = (int32_t)res;
         else
             WEIR_COL_I64(sb, sc)[0] = res;

@@ -196,15 +196,24 @@ static int call_slot(mr_plan *m, const weir_sql_expr *e, bool *is_slot)
         } else {
             type = m->in->schema->fields[s.col].type;
             weir_type_id t = type.id;
-            bool num = t == WEIR_TYPE_INT || t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_DOUBLE;
-            bool ord = t == WEIR_TYPE_TIMESTAMP || t == WEIR_TYPE_TIMESTAMP_LTZ;
+            /* a DECIMAL of up to 18 digits is its 64-bit unscaled value, as BIGINT is */
+            bool dec = t == WEIR_TYPE_DECIMAL && !weir_type_is_wide(type);
+            bool num = t == WEIR_TYPE_INT || t == WEIR_TYPE_BIGINT || t == WEIR_TYPE_DOUBLE || dec;
+            bool ord = t == WEIR_TYPE_TIMESTAMP || t == WEIR_TYPE_TIMESTAMP_LTZ || t == WEIR_TYPE_DATE ||
+                       t == WEIR_TYPE_TIME;
             if (!num && !(ord && (s.agg == WEIR_MR_MIN || s.agg == WEIR_MR_MAX))) {
                 char tn[64];
                 return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                                  "%s over a %s column in MATCH_RECOGNIZE is not supported yet (INT, BIGINT and "
-                                  "DOUBLE columns are; MIN and MAX also take timestamps)",
+                                  "%s over a %s column in MATCH_RECOGNIZE is not supported yet (INT, BIGINT, DOUBLE "
+                                  "and DECIMAL of up to 18 digits are; MIN and MAX also take DATE, TIME and "
+                                  "timestamps)",
                                   fn, weir_expr_type_name(type, WEIR_INTERVAL_NONE, tn, sizeof tn));
             }
+            /* as the aggregation's: SUM DECIMAL(38, s), AVG DECIMAL(38, max(6, s)) */
+            if (dec && s.agg == WEIR_MR_SUM)
+                type = weir_type_decimal(38, type.scale, true);
+            else if (dec && s.agg == WEIR_MR_AVG)
+                type = weir_type_decimal(38, type.scale > 6 ? type.scale : 6, true);
             type.nullable = true;
         }
     } else {
