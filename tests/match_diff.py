@@ -10,8 +10,9 @@ PATTERN of 1 to 4 variables with greedy and reluctant quantifiers (*, +, ?,
 {n}, {n,}, {n,m}, {,m}), random DEFINE conditions (comparisons of V.v with
 constants, with other variables, PREV, FIRST/LAST with offsets, COUNT, SUM,
 AVG, MIN, MAX over a variable's rows, AND/OR; in half the queries also
-SUM, AVG, MIN, MAX of p in conditions and measures, MIN and MAX of d in
-measures), a random AFTER MATCH SKIP and sometimes WITHIN.
+SUM, AVG, MIN, MAX of p and SUM, MIN, MAX, FIRST, LAST of an expression of
+one variable's columns in conditions, and those of p and MIN and MAX of d
+in measures), a random AFTER MATCH SKIP and sometimes WITHIN.
 
 The oracle shares no code with weir. It is a plain backtracking matcher
 written from the SQL standard's rules:
@@ -148,6 +149,21 @@ class Ctx:
     def count_rows(self, var):
         return len(self.idx(var))
 
+    def agg_expr(self, fn, var, f):
+        """SUM, MIN, MAX of f(row) over var's rows where v is not NULL (f is then NULL)."""
+        vs = [f(self.part[i]) for i in self.idx(var) if self.part[i]["v"] is not None]
+        if not vs:
+            return None
+        return sum(vs) if fn == "SUM" else min(vs) if fn == "MIN" else max(vs)
+
+    def nav_expr(self, fn, var, n, f):
+        """LAST / FIRST(f(X row), n): f of the row n back from the last / on from the first row of var."""
+        ix = self.idx(var)
+        if n >= len(ix):
+            return None
+        r = self.part[ix[-1 - n] if fn == "LAST" else ix[n]]
+        return None if r["v"] is None else f(r)
+
     def agg_col(self, fn, var, col):
         """SUM, AVG, MIN, MAX of the DECIMAL(10, 2) p (as Decimals: SUM a
         DECIMAL(38, 2), AVG a DECIMAL(38, 6) rounded half up) or MIN, MAX of
@@ -166,15 +182,26 @@ class Ctx:
         return min(vs) if fn == "MIN" else max(vs)
 
 
-def gen_operand(rng, me, others, decimals=False):
+def gen_operand(rng, me, others, extra=False):
     """(sql, fn(ctx)) of an INT operand of a condition of variable me (with
-    decimals, also a DECIMAL aggregate of p)."""
+    extra, also a DECIMAL aggregate of p, or an aggregate or navigation
+    call over an expression of a variable's columns)."""
     x = rng.choice([me] * 3 + others) if others else me
     kind = rng.choice(["col", "col", "last", "first", "prev", "agg", "count", "const", "const"] +
-                      (["pagg", "pagg"] if decimals else []))
+                      (["pagg", "pagg", "xagg", "xagg"] if extra else []))
     if kind == "pagg":
         fn = rng.choice(["SUM", "AVG", "MIN", "MAX"])
         return "%s(%s.p)" % (fn, x), lambda c, fn=fn, x=x: c.agg_col(fn, x, "p")
+    if kind == "xagg":
+        # an aggregate or navigation over an expression of one variable's columns
+        fn = rng.choice(["SUM", "MIN", "MAX", "LAST", "FIRST"])
+        a, b = rng.randint(1, 3), rng.randint(-5, 5)
+        sql = "%s(%s.v * %d + %s.id %% 3 + %d)" % (fn, x, a, x, b)
+        if fn in ("LAST", "FIRST"):
+            n = rng.randint(0, 1)
+            sql = sql[:-1] + ", %d)" % n
+            return sql, lambda c, fn=fn, x=x, a=a, b=b, n=n: c.nav_expr(fn, x, n, lambda r: r["v"] * a + r["id"] % 3 + b)
+        return sql, lambda c, fn=fn, x=x, a=a, b=b: c.agg_expr(fn, x, lambda r: r["v"] * a + r["id"] % 3 + b)
     if kind == "col":
         return "%s.v" % x, lambda c, x=x: c.last(x)
     if kind == "last":
@@ -195,10 +222,10 @@ def gen_operand(rng, me, others, decimals=False):
     return str(k), lambda c, k=k: k
 
 
-def gen_cond(rng, me, others, depth=0, decimals=False):
+def gen_cond(rng, me, others, depth=0, extra=False):
     if depth < 1 and rng.random() < 0.3:
-        a_sql, a_fn = gen_cond(rng, me, others, depth + 1, decimals)
-        b_sql, b_fn = gen_cond(rng, me, others, depth + 1, decimals)
+        a_sql, a_fn = gen_cond(rng, me, others, depth + 1, extra)
+        b_sql, b_fn = gen_cond(rng, me, others, depth + 1, extra)
         if rng.random() < 0.5:
             return "(%s AND %s)" % (a_sql, b_sql), lambda c: and3(a_fn(c), b_fn(c))
         return "(%s OR %s)" % (a_sql, b_sql), lambda c: or3(a_fn(c), b_fn(c))
@@ -207,15 +234,16 @@ def gen_cond(rng, me, others, depth=0, decimals=False):
     op = rng.choice(["<", "<=", ">", ">=", "=", "<>"])
     l_sql, l_fn = "%s.v" % me, (lambda c: c.last(me))
     if rng.random() < 0.3:
-        l_sql, l_fn = gen_operand(rng, me, others, decimals)
-    r_sql, r_fn = gen_operand(rng, me, others, decimals)
+        l_sql, l_fn = gen_operand(rng, me, others, extra)
+    r_sql, r_fn = gen_operand(rng, me, others, extra)
     return "%s %s %s" % (l_sql, op, r_sql), lambda c: cmp3(l_fn(c), op, r_fn(c))
 
 
-def gen_query(rng, decimals=False):
-    """A random query; with decimals its conditions and measures also read
-    SUM, AVG, MIN and MAX of the DECIMAL column p and MIN, MAX of the DATE d
-    (restore_diff and restore_change_diff draw without them)."""
+def gen_query(rng, extra=False):
+    """A random query; with extra its conditions and measures also read
+    SUM, AVG, MIN and MAX of the DECIMAL column p, MIN, MAX of the DATE d,
+    and SUM, MIN, MAX, FIRST, LAST of expressions (X.v * a + X.id % 3 + b)
+    (restore_change_diff draws without them; restore_diff in half its queries)."""
     n_terms = rng.randint(1, 4)
     nvars = rng.randint(1, min(n_terms, 3))
     terms = []
@@ -260,7 +288,7 @@ def gen_query(rng, decimals=False):
     defines = {}
     for v in used:
         if rng.random() < 0.85:
-            defines[v] = gen_cond(rng, v, [o for o in used if o != v], decimals=decimals)
+            defines[v] = gen_cond(rng, v, [o for o in used if o != v], extra=extra)
     skip = rng.choice(["PAST LAST ROW", "TO NEXT ROW", "TO FIRST", "TO LAST", "TO"])
     if skip in ("TO FIRST", "TO LAST", "TO"):
         # A variable that may have no row in a match, or whose row may be the
@@ -287,13 +315,16 @@ def gen_query(rng, decimals=False):
                  ("FIRST(%s.v, 1)" % mvars[1], lambda c, x=mvars[1]: c.first(x, 1)),
                  ("MAX(%s.v)" % mvars[0], lambda c, x=mvars[0]: c.agg("MAX", x)),
                  ("AVG(v)", lambda c: c.agg("AVG", None))]
-    if decimals:
+    if extra:
         x, y = rng.choice(used), rng.choice(used)
         measures += [("SUM(%s.p)" % x, lambda c, x=x: c.agg_col("SUM", x, "p"), "DECIMAL(38, 2)"),
                      ("AVG(%s.p)" % y, lambda c, y=y: c.agg_col("AVG", y, "p"), "DECIMAL(38, 6)"),
                      ("MIN(%s.p)" % x, lambda c, x=x: c.agg_col("MIN", x, "p"), "DECIMAL(10, 2)"),
                      ("MAX(%s.d)" % y, lambda c, y=y: c.agg_col("MAX", y, "d"), "DATE"),
-                     ("MIN(d)", lambda c: c.agg_col("MIN", None, "d"), "DATE")]
+                     ("MIN(d)", lambda c: c.agg_col("MIN", None, "d"), "DATE"),
+                     ("SUM(%s.v * 2 - %s.id %% 5)" % (x, x),
+                      lambda c, x=x: c.agg_expr("SUM", x, lambda r: r["v"] * 2 - r["id"] % 5), "INT"),
+                     ("LAST(v + id, 1)", lambda c: c.nav_expr("LAST", None, 1, lambda r: r["v"] + r["id"]), "INT")]
     return {"terms": terms, "defines": defines, "skip": skip, "within": within,
             "partitioned": partitioned, "measures": measures}
 
@@ -510,7 +541,7 @@ def run_case(case):
         return run_long(case)
     rng = case.rng
     rows, arrival = gen_rows(rng)
-    qs = [gen_query(rng, decimals=rng.random() < 0.5) for _ in range(QUERIES_PER_JOB)]
+    qs = [gen_query(rng, extra=rng.random() < 0.5) for _ in range(QUERIES_PER_JOB)]
     par = rng.choice([1, 2, 4])
     case.note = "(parallelism %d)" % par
     with open(case.path("in.json"), "w") as f:

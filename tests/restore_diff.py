@@ -1108,8 +1108,8 @@ class MatchJob(ChangelogJob):
         rng = case.rng
         rows, arrival = md.gen_rows(rng)
         while True:
-            # half with DECIMAL and DATE aggregates (a DECIMAL sum is two words of a partial match)
-            self.qs = [md.gen_query(rng, decimals=rng.random() < 0.5) for _ in range(md.QUERIES_PER_JOB)]
+            # half with DECIMAL and DATE aggregates (a DECIMAL sum is two words of a partial match) and calls over expressions
+            self.qs = [md.gen_query(rng, extra=rng.random() < 0.5) for _ in range(md.QUERIES_PER_JOB)]
             try:
                 self.wants = [md.oracle(q, rows) for q in self.qs]
                 break

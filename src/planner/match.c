@@ -37,7 +37,17 @@ typedef struct mr_plan {
     /* collecting the uses of one expression */
     bool *used;
     bool in_define;
+    /* arguments of calls that are expressions (SUM(A.price * A.tax)): each a column computed before the match */
+    struct mr_xarg *xargs;
+    uint32_t n_xargs;
+    weir_expr **xexprs;
 } mr_plan;
+
+typedef struct mr_xarg {
+    const weir_sql_expr *arg;
+    int32_t var; /* the one variable it reads, or -1: every row */
+    uint32_t col; /* its column in the match's input */
+} mr_xarg;
 
 static const char *call_name(const weir_sql_expr *e)
 {
@@ -86,10 +96,16 @@ static int nav_arg(mr_plan *m, const weir_sql_expr *call, const weir_sql_expr *a
             return plan_error(pc, a->loc, WEIR_EINVAL, "'%s' is no pattern variable", a->u.star.qualifier.parts[0].name);
         return 0;
     }
+    for (uint32_t i = 0; i < m->n_xargs; i++)
+        if (m->xargs[i].arg == a) {
+            *var = m->xargs[i].var;
+            *col = (int32_t)m->xargs[i].col;
+            return 0;
+        }
     if (a->kind != WEIR_SQL_EXPR_COLUMN || a->u.column.n_parts > 2)
         return plan_error(pc, a->loc, WEIR_EUNSUPPORTED,
-                          "%s in MATCH_RECOGNIZE takes a column of a pattern variable (V.col) or a column; "
-                          "an expression is not supported yet",
+                          "%s in MATCH_RECOGNIZE takes a column of a pattern variable (V.col), a column, or an "
+                          "expression over one of them",
                           fn);
     const weir_sql_name *n = &a->u.column;
     if (n->n_parts == 2 && (*var = var_index(m, n->parts[0].name)) < 0)
@@ -247,6 +263,129 @@ static int call_slot(mr_plan *m, const weir_sql_expr *e, bool *is_slot)
     m->call_col = nc;
     m->n_calls++;
     *is_slot = true;
+    return 0;
+}
+
+static bool is_nav_or_agg(const char *fn)
+{
+    static const char *const names[] = {"FIRST", "LAST", "PREV", "COUNT", "SUM", "AVG", "MIN", "MAX", NULL};
+    for (int i = 0; fn && names[i]; i++)
+        if (!strcasecmp(fn, names[i]))
+            return true;
+    return false;
+}
+
+/* What an expression argument reads: the variable its columns name (-2: none yet, -1: unqualified columns). */
+typedef struct xarg_scan {
+    mr_plan *m;
+    const weir_sql_expr *call;
+    int32_t var;
+} xarg_scan;
+
+static int scan_xarg(const weir_sql_expr *e, void *ud)
+{
+    xarg_scan *x = ud;
+    plan_ctx *pc = x->m->pc;
+    const char *fn = call_name(x->call);
+    if (e->kind == WEIR_SQL_EXPR_CALL && !e->u.call.over && is_nav_or_agg(call_name(e)))
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                          "%s in the argument of %s in MATCH_RECOGNIZE is not supported (calls cannot be nested there)",
+                          call_name(e), fn);
+    if (e->kind == WEIR_SQL_EXPR_SUBQUERY || e->kind == WEIR_SQL_EXPR_EXISTS || e->kind == WEIR_SQL_EXPR_IN_QUERY)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "a subquery in MATCH_RECOGNIZE is not supported");
+    if (e->kind == WEIR_SQL_EXPR_COLUMN) {
+        const weir_sql_name *n = &e->u.column;
+        int32_t v = n->n_parts >= 2 ? var_index(x->m, n->parts[0].name) : -1;
+        if (n->n_parts >= 2 && v < 0)
+            return plan_error(pc, e->loc, WEIR_EINVAL, "'%s' is no pattern variable of the PATTERN", n->parts[0].name);
+        if (x->var != -2 && x->var != v)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "the argument of %s in MATCH_RECOGNIZE must read the columns of one pattern variable "
+                              "(SUM(A.price * A.tax)) or only unqualified columns, as in Flink",
+                              fn);
+        x->var = v;
+        return 0;
+    }
+    return weir__sql_expr_each_child(e, scan_xarg, x);
+}
+
+/*
+ * Walk 0: the arguments of navigation and aggregate calls that are
+ * expressions over one variable's columns, as Flink allows
+ * (SUM(A.price * A.tax)): each is bound over the input (its columns
+ * qualified by that variable) into m->xexprs, to become a column the
+ * match's input computes; nav_arg then reads it as that variable's column.
+ */
+static int find_xargs(const weir_sql_expr *e, void *ud)
+{
+    mr_plan *m = ud;
+    if (e->kind != WEIR_SQL_EXPR_CALL || e->u.call.over || !is_nav_or_agg(call_name(e)) || !e->u.call.n_args)
+        return weir__sql_expr_each_child(e, find_xargs, m);
+    const weir_sql_expr *a = e->u.call.args[0];
+    if (a->kind == WEIR_SQL_EXPR_COLUMN || a->kind == WEIR_SQL_EXPR_STAR || a->kind == WEIR_SQL_EXPR_LITERAL)
+        return 0;
+    xarg_scan x = {m, e, -2};
+    int rc = scan_xarg(a, &x);
+    if (rc)
+        return rc;
+    if (x.var == -2)
+        return 0; /* reads no column: left to the call's own check */
+    rel in = *m->in;
+    char **q = plan_alloc(m->pc, (in.schema->n_fields + 1) * sizeof *q);
+    if (!q)
+        return WEIR_ENOMEM;
+    for (uint32_t c = 0; c < in.schema->n_fields; c++)
+        q[c] = x.var >= 0 ? (char *)m->vars[x.var] : NULL;
+    in.quals = q;
+    in.hidden = NULL;
+    in.n_hidden = 0;
+    weir_expr *ex;
+    if ((rc = plan_bind_expr(m->pc, &in, NULL, a, &ex)))
+        return rc;
+    mr_xarg *nx = plan_alloc(m->pc, (m->n_xargs + 1) * sizeof *nx);
+    weir_expr **ne = plan_alloc(m->pc, (m->n_xargs + 1) * sizeof *ne);
+    if (!nx || !ne)
+        return WEIR_ENOMEM;
+    if (m->n_xargs) {
+        memcpy(nx, m->xargs, m->n_xargs * sizeof *nx);
+        memcpy(ne, m->xexprs, m->n_xargs * sizeof *ne);
+    }
+    nx[m->n_xargs] = (mr_xarg){a, x.var, m->in->n_physical + m->n_xargs};
+    ne[m->n_xargs] = ex;
+    m->xargs = nx;
+    m->xexprs = ne;
+    m->n_xargs++;
+    return 0;
+}
+
+/* The input with the columns of m->xexprs computed after its own (a Calc), when there are any. */
+static int add_xarg_columns(mr_plan *m, rel *in)
+{
+    if (!m->n_xargs)
+        return 0;
+    uint32_t n = in->n_physical + m->n_xargs;
+    weir_expr **exprs = plan_alloc(m->pc, n * sizeof *exprs);
+    const char **names = plan_alloc(m->pc, n * sizeof *names);
+    if (!exprs || !names)
+        return WEIR_ENOMEM;
+    for (uint32_t c = 0; c < in->n_physical; c++) {
+        weir_error err = {0};
+        if (weir_expr_column(m->pc->arena, c, in->schema->fields[c].type, &exprs[c], &err))
+            return WEIR_ENOMEM;
+        names[c] = in->schema->fields[c].name;
+    }
+    for (uint32_t i = 0; i < m->n_xargs; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "$mrarg%u", i);
+        exprs[in->n_physical + i] = m->xexprs[i];
+        if (!(names[in->n_physical + i] = plan_strdup(m->pc, nm)))
+            return WEIR_ENOMEM;
+    }
+    rel out;
+    int rc = plan_calc(m->pc, in, NULL, exprs, names, n, &out, "Calc");
+    if (rc)
+        return rc;
+    *in = out;
     return 0;
 }
 
@@ -491,6 +630,16 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         if (c.within_ms <= 0)
             return plan_error(pc, mr->within->loc, WEIR_EINVAL, "WITHIN takes a positive interval");
     }
+
+    /* expressions that calls take as arguments: computed before the match */
+    for (uint32_t v = 0; v < m.n_vars; v++)
+        if (defs[v] && (rc = find_xargs(defs[v], &m)))
+            return rc;
+    for (uint32_t i = 0; i < mr->n_measures; i++)
+        if ((rc = find_xargs(mr->measures[i].expr, &m)))
+            return rc;
+    if ((rc = add_xarg_columns(&m, &in)))
+        return rc;
 
     /* the slots: V.c for every variable and column, then c, then the calls */
     m.ss = plan_new_schema(pc);
