@@ -44,6 +44,7 @@
 #include <criterion/criterion.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1775,6 +1776,77 @@ static void op_snap_end(void)
     snap_release(j);
 }
 
+/*
+ * A snapshot written on another thread while this one goes on with writes
+ * (what the runtime does), and released there: its bytes are checked
+ * afterwards against the model as it was at the pin.
+ */
+typedef struct snap_job {
+    weir__backend_snap *s[N_SIDES];
+    uint32_t lo, hi;
+    const bool *wanted; /* by kg - lo */
+    weir_buf *out;      /* [side * (hi - lo) + kg - lo] */
+    int rc;
+} snap_job;
+
+static void *snap_thread(void *ud)
+{
+    snap_job *j = ud;
+    for (int i = 0; i < N_SIDES; i++) {
+        for (uint32_t kg = j->lo; kg < j->hi && !j->rc; kg++)
+            if (j->wanted[kg - j->lo])
+                j->rc = weir__backend_snap_kg(j->s[i], kg, &j->out[(size_t)i * (j->hi - j->lo) + kg - j->lo]);
+        weir__backend_snap_release(j->s[i]);
+    }
+    return NULL;
+}
+
+static void step_state(void);
+
+static void op_snap_threaded(void)
+{
+    if (!g_nsnaps)
+        return;
+    uint32_t k = below(g_nsnaps), n = g_hi - g_lo;
+    osnap *o = &g_snaps[k];
+    trace("snapshot %u written on another thread", k);
+    kgidx x = kg_index(o->m);
+    bool *wanted = calloc(n ? n : 1, sizeof *wanted);
+    snap_job job = {{o->s[0], o->s[1]}, g_lo, g_hi, wanted, calloc((size_t)N_SIDES * n + 1, sizeof(weir_buf)), 0};
+    cr_assert(wanted && job.out);
+    for (uint32_t kg = g_lo; kg < g_hi; kg++)
+        wanted[kg - g_lo] = kg_wanted(&x, kg);
+    pthread_t t;
+    cr_assert_eq(pthread_create(&t, NULL, snap_thread, &job), 0);
+    for (int q = 0; q < 40; q++) { /* writes, reads, key changes, the clock */
+        g_op++;
+        if (chance(15))
+            set_key((int)below(g_nkeys));
+        else if (chance(5))
+            op_clock();
+        else
+            step_state();
+    }
+    pthread_join(t, NULL);
+    CHECK(job.rc == 0, "snap_kg on another thread: %s", weir_strerror(job.rc));
+    for (int i = 0; i < N_SIDES; i++)
+        for (uint32_t kg = g_lo; kg < g_hi; kg++) {
+            weir_buf *b = &job.out[(size_t)i * n + kg - g_lo];
+            if (wanted[kg - g_lo]) {
+                char w[96];
+                snprintf(w, sizeof w, "snapshot %u of %s written on another thread, taken at %" PRId64, k, KINDS[i],
+                         o->at);
+                check_kg(o->m, &x, o->at, i == 1 ? g_now : o->at, kg, b->data, b->len, w);
+            }
+            weir_buf_fini(b);
+        }
+    free(job.out);
+    free(wanted);
+    kg_index_free(&x);
+    model_free(o->m); /* released by the thread */
+    g_snaps[k] = g_snaps[--g_nsnaps];
+}
+
 /* ---- rounds: the end of one, a restore into the next ---- */
 
 static uint8_t **g_store; /* canonical bytes by key group (NULL: nothing) */
@@ -1960,8 +2032,10 @@ static void step(void)
         op_foreign_key();
     } else if (r < 178) {
         snap_begin();
-    } else if (r < 182) {
+    } else if (r < 181) {
         op_snap_end();
+    } else if (r < 182) {
+        op_snap_threaded();
     } else if (r < 186) {
         op_state_keys(below(N_ST));
     } else {
