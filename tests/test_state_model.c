@@ -920,6 +920,8 @@ static void set_key(int ki)
 {
     uint64_t h = weir_key_hash(g_keys[ki], g_klen[ki]);
     for (int i = 0; i < N_SIDES; i++) {
+        if (chance(10)) /* a hint before the access: it must change nothing */
+            weir__state_prefetch(g_sd[i].st[below(N_ST)], h, (int)below(2));
         int rc = chance(50) ? weir__backend_set_key(g_sd[i].be, g_keys[ki], g_klen[ki], h)
                             : weir__backend_use_key(g_sd[i].be, g_keys[ki], g_klen[ki], h,
                                                     weir_key_group(h, g_maxp));
@@ -1675,6 +1677,24 @@ static void op_pointer_lifetime(uint32_t s, uint32_t ns)
     free(copy);
 }
 
+/*
+ * Write combining, as the runtime turns it on around operators' snapshot
+ * hooks: reads must see every write meanwhile, and off reports no error.
+ */
+static bool g_batch;
+
+static void op_write_batch(bool on)
+{
+    if (on == g_batch)
+        return;
+    trace("write_batch %s", on ? "on" : "off");
+    for (int i = 0; i < N_SIDES; i++) {
+        int rc = weir__backend_write_batch(g_sd[i].be, on);
+        CHECK(rc == 0, "write_batch %s on %s: %s", on ? "on" : "off", KINDS[i], weir_strerror(rc));
+    }
+    g_batch = on;
+}
+
 /* ---- the clock ---- */
 
 static void clock_set(int64_t t)
@@ -1903,6 +1923,7 @@ static void round_end(void)
     }
     while (g_nsnaps)
         snap_release(g_nsnaps - 1);
+    op_write_batch(false);
     for (int i = 0; i < N_SIDES; i++) {
         weir__backend_destroy(g_sd[i].be);
         g_sd[i].be = NULL;
@@ -2038,6 +2059,8 @@ static void step(void)
         op_snap_threaded();
     } else if (r < 186) {
         op_state_keys(below(N_ST));
+    } else if (r < 190) {
+        op_write_batch(!g_batch);
     } else {
         step_state();
     }
