@@ -271,6 +271,16 @@ static void ment_clear(ment *e)
     items_free(e);
 }
 
+/* The entry's value becomes v (owned: the entry frees it), written at stamp. */
+static void ment_set(ment *e, uint8_t *v, size_t n, int64_t stamp)
+{
+    free(e->v);
+    e->v = v;
+    e->vn = n;
+    e->has = true;
+    e->stamp = stamp;
+}
+
 static ment *model_find(model *m, uint32_t st, const uint8_t *k, size_t kn, const uint8_t *ns, size_t nn,
                         bool create)
 {
@@ -978,11 +988,7 @@ static void op_value_put(uint32_t s, uint32_t ns)
         CHECK(rc == 0, "value_put on %s: %s", KINDS[i], weir_strerror(rc));
     }
     ment *e = cur_ent(s, ns, true);
-    free(e->v);
-    e->v = bdup(v, vn);
-    e->vn = vn;
-    e->has = true;
-    e->stamp = wstamp(s);
+    ment_set(e, bdup(v, vn), vn, wstamp(s));
 }
 
 typedef struct edit_ctx {
@@ -1042,11 +1048,7 @@ static void op_value_edit(uint32_t s, uint32_t ns)
               c.bad ? " (the callback saw other bytes, length or keep than the model)" : "");
     }
     uint8_t *nv = edited(&c);
-    free(e->v);
-    e->v = nv;
-    e->vn = len;
-    e->has = true;
-    e->stamp = wstamp(s);
+    ment_set(e, nv, len, wstamp(s));
     free(fb);
 }
 
@@ -1409,11 +1411,7 @@ static void op_state_add(uint32_t s, uint32_t ns)
         } else {
             model_agg(e->v, e->vn, e->has, v, vn, &nv, &nn);
         }
-        free(e->v);
-        e->v = nv;
-        e->vn = nn;
-        e->has = true;
-        e->stamp = wstamp(s);
+        ment_set(e, nv, nn, wstamp(s));
     }
     free(v);
 }
@@ -1492,11 +1490,7 @@ static void op_put_stamped(uint32_t s, uint32_t ns)
             item_del(e, x);
         item_push(e, k, kn, v, vn, st);
     } else {
-        free(e->v);
-        e->v = bdup(v, vn);
-        e->vn = vn;
-        e->has = true;
-        e->stamp = st;
+        ment_set(e, bdup(v, vn), vn, st);
     }
     prune(e, g_now); /* a stamp of the past may be expired already */
 }
@@ -1545,11 +1539,7 @@ static void op_other_key(uint32_t s)
     }
     if (edit) {
         uint8_t *nv = edited(&c);
-        free(e->v);
-        e->v = nv;
-        e->vn = len;
-        e->has = true;
-        e->stamp = wstamp(s);
+        ment_set(e, nv, len, wstamp(s));
     } else if (served && e && e->has && rw(s)) {
         /* A read renews the stamp; where only one side read, read on the other. */
         if (unserved)
