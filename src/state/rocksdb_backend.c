@@ -583,6 +583,14 @@ static size_t append_live(const rdb_backend *rb, uint32_t sid, char *r,
 }
 
 /*
+ * Set while an asynchronous snapshot iterates on this thread: its reads
+ * merge list appends with every element kept, and the snapshot writer
+ * leaves out those expired at the pin. (A merge that dropped them at the
+ * clock of the read would lose elements that expired after the pin.)
+ */
+static _Thread_local bool tl_merge_keeps_all;
+
+/*
  * Concatenation; a full merge also drops expired elements, so list memory
  * is reclaimed when a compaction first merges the appends (the compaction
  * filter only sees merged values).
@@ -606,7 +614,7 @@ static char *concat(rdb_backend *rb, const char *key, size_t klen,
     int64_t now = ttl > 0 && kind == WEIR_STATE_LIST
                       ? weir_clock_now(&rb->base.clock)
                       : 0;
-    if (kind != WEIR_STATE_LIST)
+    if (kind != WEIR_STATE_LIST || tl_merge_keeps_all)
         ttl = 0;
     size_t off = 0;
     if (first_len)
@@ -1249,6 +1257,7 @@ static int rdb_snap_state(void *p, uint32_t id, weir_state_kind kind,
         /* A one-off scan: keep it out of the block cache's hot set. */
         rocksdb_readoptions_set_fill_cache(ro, 0);
         rocksdb_iterator_t *it = rocksdb_create_iterator(v->db, ro);
+        tl_merge_keeps_all = true;
         for (rocksdb_iter_seek(it, (const char *)lo.data, lo.len);
              rocksdb_iter_valid(it) && !rc; rocksdb_iter_next(it)) {
             size_t klen, vlen;
@@ -1262,6 +1271,7 @@ static int rdb_snap_state(void *p, uint32_t id, weir_state_kind kind,
             rc = snap_entry(&c, &st, key, keylen, ns, nslen, rest, restlen,
                             val, vlen);
         }
+        tl_merge_keeps_all = false;
         char *err = NULL;
         rocksdb_iter_get_error(it, &err);
         if (err) {
