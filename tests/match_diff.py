@@ -373,11 +373,13 @@ class SkipFails(Exception):
 
 
 def partitions(q, rows):
-    """{key: its rows in (ts, id) order} ("" for all rows without PARTITION BY)."""
+    """{key: its rows in (ts, id) order, or in the order they arrive when q
+    is ordered by processing time} ("" for all rows without PARTITION BY)."""
     parts = {}
     for r in rows:
         parts.setdefault(r["k"] if q["partitioned"] else "", []).append(r)
-    return {k: sorted(p, key=lambda r: (r["ts_ms"], r["id"])) for k, p in parts.items()}
+    order = (lambda r: r["_arrival"]) if q.get("proctime") else (lambda r: (r["ts_ms"], r["id"]))
+    return {k: sorted(p, key=order) for k, p in parts.items()}
 
 
 def measured(q, key, c):
@@ -421,7 +423,7 @@ def oracle(q, rows):
 # ---------------------------------------------------------------- the job
 
 TABLE_SQL = """CREATE TABLE t (id INT, k STRING, v INT, ts_ms BIGINT, p DECIMAL(10, 2), d DATE,
-  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), pt AS PROCTIME(), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH ('connector' = 'filesystem', 'path' = 'in.json', 'format' = 'json');
 """
 
@@ -437,9 +439,9 @@ def sql_of(q, qid):
     if not defs:  # DEFINE is required: a condition that always holds
         v = q["terms"][0][0]
         defs = "%s AS TRUE" % v
-    body = ("%sORDER BY ts, id\n  MEASURES %s\n  ONE ROW PER MATCH\n  AFTER MATCH SKIP %s\n"
+    body = ("%sORDER BY %s\n  MEASURES %s\n  ONE ROW PER MATCH\n  AFTER MATCH SKIP %s\n"
             "  PATTERN (%s)%s\n  DEFINE %s" % (
-                "PARTITION BY k " if q["partitioned"] else "",
+                "PARTITION BY k " if q["partitioned"] else "", "pt" if q.get("proctime") else "ts, id",
                 ", ".join("%s AS m%d" % (m[0], i) for i, m in enumerate(q["measures"])),
                 q["skip"], " ".join(t[4] for t in q["terms"]),
                 " WITHIN INTERVAL '%d' SECOND" % q["within"] if q["within"] else "", defs))
@@ -542,11 +544,19 @@ def run_case(case):
     rng = case.rng
     rows, arrival = gen_rows(rng)
     qs = [gen_query(rng, extra=rng.random() < 0.5) for _ in range(QUERIES_PER_JOB)]
+    for q in qs:
+        # one query in five ordered by processing time: the rows in the
+        # order the file has them (one reader), WITHIN left out (the clock's)
+        if rng.random() < 0.2:
+            q["proctime"], q["within"] = True, None
+            case.counts["queries ordered by processing time"] += 1
+    for i, r in enumerate(arrival):
+        r["_arrival"] = i
     par = rng.choice([1, 2, 4])
     case.note = "(parallelism %d)" % par
     with open(case.path("in.json"), "w") as f:
         for r in arrival:
-            f.write(json.dumps(r) + "\n")
+            f.write(json.dumps({c: x for c, x in r.items() if c != "_arrival"}) + "\n")
     parts = [sql_of(q, n) for n, q in enumerate(qs)]
     case.write("job.sql", TABLE_SQL + "".join(c for c, _ in parts) + "EXECUTE STATEMENT SET BEGIN\n" +
                "".join(i for _, i in parts) + "END;\n")

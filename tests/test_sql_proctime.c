@@ -1110,3 +1110,40 @@ Test(sql_proctime, rank_rows_restored_into_a_new_ttl_live_a_ttl_from_the_restore
         cr_assert_eq(system(cmd), 0);
     }
 }
+
+/*
+ * MATCH_RECOGNIZE ordered by a processing-time attribute: rows are matched
+ * in the order they arrive, and WITHIN measures the job clock. Ids 0-9
+ * arrive at 1 s, 10-19 at 10 s, 20-29 at 25 s. A is an id ending in 3 or
+ * 8, C one ending in 5 or 2, B*? whatever lies between: without WITHIN
+ * every A meets the next C - (3, 5), (8, 12), (13, 15), (18, 22), (23, 25);
+ * WITHIN 5 s drops (8, 12) (9 s of the clock apart) and (18, 22) (15 s),
+ * though their event times (id seconds) are 4 s apart.
+ */
+Test(sql_proctime, match_recognize_by_processing_time_takes_arrival_order_and_the_clock, .timeout = 120)
+{
+    static const char *const within[2] = {"", " WITHIN INTERVAL '5' SECOND"};
+    static const char *const want[2] = {
+        "+I[13, 15]\n+I[18, 22]\n+I[23, 25]\n+I[3, 5]\n+I[8, 12]\n", /* sorted as strings */
+        "+I[13, 15]\n+I[23, 25]\n+I[3, 5]\n"};
+    for (int w = 0; w < 2; w++) {
+        char sql[2048];
+        snprintf(sql, sizeof sql,
+                 SOURCE_DDL "CREATE VIEW v AS SELECT *, PROCTIME() AS pt FROM src;\n"
+                            "SELECT * FROM v MATCH_RECOGNIZE (ORDER BY pt MEASURES FIRST(A.id) AS a, LAST(C.id) AS c\n"
+                            "  ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B*? C)%s\n"
+                            "  DEFINE A AS A.id %% 10 IN (3, 8), C AS C.id %% 10 IN (5, 2));\n",
+                 within[w]);
+        weir_manual_clock *mc = weir_manual_clock_create(1000);
+        sql_run r;
+        run_start(&r, sql, mc, 1);
+        cr_assert(wait_for(r.job, 9000, 1), "ids 0-9 did not reach the match");
+        weir_manual_clock_set(mc, 10000);
+        cr_assert(wait_for(r.job, 19000, w ? 2 : 3), "ids 10-19 did not reach the match");
+        weir_manual_clock_set(mc, 25000);
+        char *got = run_finish(&r);
+        weir_manual_clock_destroy(mc);
+        cr_assert_str_eq(got, want[w], "%s", within[w]);
+        free(got);
+    }
+}

@@ -99,6 +99,7 @@ typedef struct match_op {
     weir_op_ctx *ctx;
     uint64_t *n_late, *n_matches;
     weir__held_wm wm; /* held across a restore */
+    int64_t last_proc; /* processing time: the time given to the last row (times never go back) */
 } match_op;
 
 static void ns_of(int64_t v, uint8_t ns[8])
@@ -670,7 +671,7 @@ static int run(match_op *o)
         int64_t at; /* (saturated: a huge WITHIN never fires) */
         if (__builtin_add_overflow(o->ts_s, cf->within_ms, &at) || __builtin_add_overflow(at, 1, &at))
             at = WEIR_TS_MAX;
-        if ((rc = weir_op_timer_register(o->ctx, WEIR_TIME_EVENT, at, 1)))
+        if ((rc = weir_op_timer_register(o->ctx, cf->proctime ? WEIR_TIME_PROCESSING : WEIR_TIME_EVENT, at, 1)))
             return rc;
     }
     return 0;
@@ -804,19 +805,24 @@ static int old_seq_load(match_op *o)
 
 /* ------------------------------------------------------------- operator */
 
+static int step(match_op *o, weir_op_ctx *ctx, int64_t ts, bool release_rows);
+
 static int match_process(void *op, weir_op_ctx *ctx, int input, const weir_batch *in)
 {
     (void)input;
     match_op *o = op;
     const weir_match_config *c = &o->conf;
     weir_ts wm = weir__held_wm_input(&o->wm, ctx, 0);
+    int64_t now = c->proctime ? weir_op_now_ms(ctx) : 0;
     uint8_t key[1024];
     for (uint32_t r = 0; r < in->n_rows; r++) {
         if (in->kind[r] != WEIR_ROW_INSERT)
             return weir_op_fail(ctx, WEIR_EUNSUPPORTED, "MATCH_RECOGNIZE takes an append-only input, got a %s row",
                                 weir_row_kind_name((weir_row_kind)in->kind[r]));
         int64_t t = in->ts[r];
-        if (t <= wm || t >= WEIR_TS_MAX - 1) {
+        if (c->proctime) {
+            t = o->last_proc = now > o->last_proc ? now : o->last_proc;
+        } else if (t <= wm || t >= WEIR_TS_MAX - 1) {
             weir_op_counter_add(o->n_late, 1);
             continue;
         }
@@ -837,8 +843,11 @@ static int match_process(void *op, weir_op_ctx *ctx, int input, const weir_batch
             (rc = weir_buf_put_bytes(&o->elem, o->sk.data, o->sk.len)) ||
             (rc = weir_buf_put_bytes(&o->elem, o->row.data, o->row.len)) ||
             (rc = weir_list_add(o->held_st, ns, 8, o->elem.data, o->elem.len)) ||
-            (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, t + 1, 0)) ||
+            (!c->proctime && (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, t + 1, 0))) ||
             (rc = weir_op_timer_register(ctx, WEIR_TIME_EVENT, WEIR_TS_MAX, 1)))
+            return rc;
+        /* processing time: the row is matched now, in the order rows arrive */
+        if (c->proctime && (rc = step(o, ctx, t + 1, true)))
             return rc;
     }
     return 0;
@@ -857,7 +866,16 @@ static int release(match_op *o, int64_t ts)
 
 static int match_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
 {
-    match_op *o = op;
+    return step(op, ctx, t->ts, t->ns == 0);
+}
+
+/*
+ * The current key's step at time ts: the rows held at ts - 1 released
+ * (release_rows) and matched as far as can be decided; ts = WEIR_TS_MAX is
+ * the end of the input.
+ */
+static int step(match_op *o, weir_op_ctx *ctx, int64_t ts, bool release_rows)
+{
     o->ctx = ctx;
     weir_batch_reset(o->cache); /* (the cache holds one key's rows) */
     if (!++o->cgen) {
@@ -867,12 +885,12 @@ static int match_timer(void *op, weir_op_ctx *ctx, const weir_timer *t)
     int rc = run_load(o);
     if (!rc && !o->active && o->base >= o->next)
         rc = old_seq_load(o);
-    if (!rc && t->ns == 0)
-        rc = release(o, t->ts - 1);
+    if (!rc && release_rows)
+        rc = release(o, ts - 1);
     if (rc)
         return weir_op_fail(ctx, rc, "MATCH_RECOGNIZE: cannot read its state: %s", weir_strerror(rc));
-    o->final = t->ts == WEIR_TS_MAX;
-    o->next_min = t->ts - 1;
+    o->final = ts == WEIR_TS_MAX;
+    o->next_min = ts - 1;
     if ((rc = run(o)))
         return rc == WEIR_ECORRUPT ? weir_op_fail(ctx, rc, "MATCH_RECOGNIZE: cannot read its state: %s", weir_strerror(rc))
                                    : rc;

@@ -104,6 +104,10 @@ typedef struct weir_match_config {
     int32_t skip_var;
     const char *skip_text; /* "TO FIRST A": names the clause when it fails the job */
     int64_t within_ms; /* 0: no WITHIN */
+    /* ORDER BY a processing-time attribute: rows matched in the order they
+     * arrive, each at the job clock's time then (WITHIN is processing time),
+     * none late; else by event time, released by the watermark */
+    bool proctime;
     uint32_t max_partial; /* live partial matches of one start; 0: the default */
 } weir_match_config;
 

@@ -37,6 +37,7 @@ typedef struct mr_plan {
     /* collecting the uses of one expression */
     bool *used;
     bool in_define;
+    bool proctime; /* ordered by a processing-time attribute */
     /* arguments of calls that are expressions (SUM(A.price * A.tax)): each a column computed before the match */
     struct mr_xarg *xargs;
     uint32_t n_xargs;
@@ -167,10 +168,14 @@ static int call_slot(mr_plan *m, const weir_sql_expr *e, bool *is_slot)
                           fn);
     if (!strcasecmp(fn, "MATCH_PROCTIME"))
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "MATCH_PROCTIME() is not supported: weir's MATCH_RECOGNIZE orders rows by event time");
+                          "MATCH_PROCTIME() is not supported yet (a measure of the job clock's time: CURRENT_TIMESTAMP)");
     if (!strcasecmp(fn, "MATCH_ROWTIME")) {
         if (e->u.call.n_args)
             return plan_error(pc, e->loc, WEIR_EINVAL, "MATCH_ROWTIME() takes no arguments");
+        if (m->proctime)
+            return plan_error(pc, e->loc, WEIR_EINVAL,
+                              "MATCH_ROWTIME() needs MATCH_RECOGNIZE ordered by an event-time attribute, not a "
+                              "processing-time one");
         if (m->in_define)
             return plan_error(pc, e->loc, WEIR_EINVAL, "MATCH_ROWTIME() is allowed in MEASURES only");
         s.kind = WEIR_MR_SLOT_ROWTIME;
@@ -528,11 +533,17 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     if ((rc = plan_bind_expr(pc, &in, NULL, o0->expr, &oe)))
         return rc;
     int32_t oc = weir_expr_column_index(oe);
-    if (oc >= 0 && in.has_proctime && (uint32_t)oc == in.proctime)
-        return plan_error(pc, o0->expr->loc, WEIR_EUNSUPPORTED,
-                          "MATCH_RECOGNIZE ordered by a processing-time attribute is not supported yet (order by "
-                          "an event-time attribute)");
-    if (oc < 0 || (rc = plan_use_time_attr(pc, &in, oc)) == 1 || oc != in.rowtime)
+    bool proctime = oc >= 0 && in.has_proctime && (uint32_t)oc == in.proctime;
+    if (proctime) {
+        /* the rows in the order they arrive, at the job clock's time (Flink's processing-time CEP) */
+        if (o0->dir == WEIR_SQL_ORDER_DESC)
+            return plan_error(pc, o0->expr->loc, WEIR_EUNSUPPORTED,
+                              "MATCH_RECOGNIZE must order by the processing-time attribute ascending");
+        if (mr->n_order > 1)
+            return plan_error(pc, mr->order[1].expr->loc, WEIR_EUNSUPPORTED,
+                              "MATCH_RECOGNIZE ordered by a processing-time attribute takes no other ORDER BY "
+                              "column: its rows are matched in the order they arrive");
+    } else if (oc < 0 || (rc = plan_use_time_attr(pc, &in, oc)) == 1 || oc != in.rowtime)
         return rc < 0 ? rc
                       : plan_error(pc, o0->expr->loc, WEIR_EUNSUPPORTED,
                                    "MATCH_RECOGNIZE must be ordered by the input's event-time attribute first "
@@ -543,6 +554,7 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         return plan_error(pc, o0->expr->loc, WEIR_EUNSUPPORTED,
                           "MATCH_RECOGNIZE must order by the event-time attribute ascending (Flink too)");
     weir_match_config c = {0};
+    c.proctime = proctime;
     if (mr->n_order - 1 > WEIR_KEY_MAX_COLS || mr->n_partition > WEIR_KEY_MAX_COLS)
         return plan_error(pc, mr->order_loc, WEIR_EUNSUPPORTED, "at most %d ORDER BY / PARTITION BY columns",
                           WEIR_KEY_MAX_COLS);
@@ -570,7 +582,7 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         return rc;
 
     /* the pattern's variables and terms */
-    mr_plan m = {.pc = pc, .in = &in, .mr = mr};
+    mr_plan m = {.pc = pc, .in = &in, .mr = mr, .proctime = proctime};
     m.vars = plan_alloc(pc, (mr->n_terms + 1) * sizeof *m.vars);
     weir_mr_term *terms = plan_alloc(pc, mr->n_terms * sizeof *terms);
     if (!m.vars || !terms)
@@ -791,8 +803,10 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     if (!rc)
         rc = weir_buf_put_u8(&pat, 0);
     if (!rc)
-        rc = weir_buf_printf(&pc->explain, "  Match[%d]: partition=%u pattern=%s measures=%u\n", out->s.node,
-                             c.partition.n, (const char *)pat.data, c.n_measures);
+        rc = weir_buf_printf(&pc->explain, "  Match[%d]: partition=%u pattern=%s measures=%u%s\n", out->s.node,
+                             c.partition.n, (const char *)pat.data, c.n_measures, c.proctime ? " proctime" : "");
+    if (!rc && c.proctime)
+        rc = weir_job_describe_state(pc->job, out->s, WEIR__MATCH_ORDER_FIELD, "processing time");
     /* The partial matches it keeps are positions in this pattern, with these running values. */
     if (!rc)
         rc = weir_job_describe_state(pc->job, out->s, WEIR__PATTERN_FIELD, (const char *)pat.data);

@@ -329,6 +329,11 @@ bool weir__op_restores_whole_rank_rows(const weir_op_ctx *ctx);
  * n or earlier; missing from a checkpoint of a weir that did not record
  * it, it cannot be checked (checkpoint/compat.c). */
 #define WEIR__MERGED_FIELD "merged partial matches"
+/* A MATCH_RECOGNIZE ordered by a processing-time attribute ("order:
+ * processing time"; recorded only then): its rows were matched in the
+ * order they arrived, so its state does not restore into one ordered by
+ * event time, nor the other way round. */
+#define WEIR__MATCH_ORDER_FIELD "order"
 /* The windows whose bounds key a window Top-N's, window deduplication's or
  * window join's state ("windows: HOP size=4000 slide=2000"). */
 #define WEIR__WINDOWS_FIELD "windows"
