@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""Randomized differential test of the key columns a regular join writes
+back into the rows it stored.
+
+An insert-only side that counts no matches keeps its rows in a row log
+whose elements leave out the key columns (a key column whose pair on the
+other side is an output column of the same type): when a row of the other
+side probes the log, those values come from the probing row, whose key has
+the same bytes. And a stored row met again in one output batch is not
+decoded again: the output row takes the values of the earlier row that
+decoded the same bytes, the left-out key columns still from its own probe.
+Rows of different keys whose other columns are the same bytes (nothing but
+the key selected, or a short text of few values), a NULL key under IS NOT
+DISTINCT FROM among them, are met in one batch here, so an output row that
+keeps a value, or a NULL, of another key's row shows.
+
+Each job: two inputs l and r, each
+
+    id INT, k0 .. kn-1 (the key columns, 1 to 3), v STRING ('p', 'q' or NULL)
+
+the key pairs of one type on both sides mostly (BIGINT, INT, DECIMAL(10, 2),
+DECIMAL(30, 5), TIMESTAMP(3), DATE, STRING, DOUBLE: the 8-byte values that
+the join writes with one move among them), now and then of two types that
+meet once widened (INT and BIGINT, DECIMAL(10, 2) and DECIMAL(12, 4), INT
+and DECIMAL(10, 2): each side must print its own value and type); few values
+a key and many NULLs (one row in four). l is append-only (json); r too, or
+in about one job in four a debezium-json changelog (each row inserted, now
+and then an update of a row still there - new keys, the same id - or its
+delete), whose retractions meet l's row log. Then a statement set of 2 to 5
+queries into debezium-json files:
+
+    SELECT <cols> FROM l [INNER|LEFT|RIGHT|FULL] JOIN r ON the keys
+           (each '=' or IS NOT DISTINCT FROM) [AND MOD(l.id + r.id, 3) <> 0]
+
+selecting every key column of both sides (some twice), the ids only now and
+then (a stored row holding its id is the same bytes as no other), v now and
+then. Parallelism 1, 2 or 4, batch size 1, 7 or 1024, the memory backend or
+RocksDB.
+
+The oracle: nested loops. '=' meets no NULL and no NaN, -0.0 meets 0.0 (each
+side printing its own); IS NOT DISTINCT FROM meets NULL with NULL; values of
+two types meet when equal as numbers. The final table of each query (its
+changelog folded) must equal the oracle's over the rows l and r hold at the
+end, column by column.
+
+Usage: join_keyfill_diff.py --weir BIN [--jobs N] [--seed S] [--out DIR]
+Environment: WEIR_SEED replays a run; WEIR_KEYFILL_JOBS sets the count,
+WEIR_KEYFILL_JOB=i runs one job (defaults: 30 jobs, 10 under ASan).
+"""
+
+import collections
+import datetime
+import json
+import math
+import os
+import re
+import sys
+from decimal import Decimal
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "support"))
+import diffrun  # noqa: E402
+
+EPOCH = datetime.datetime(1970, 1, 1)
+T0 = 1767225600000  # 2026-01-01 00:00:00 UTC, ms
+
+# A key pair's types (left, right) and the values its keys draw from (as the oracle
+# holds them: int, Decimal, float, str; a TIMESTAMP or DATE as ms or days since 1970).
+SAME = {
+    "BIGINT": [0, 1, -1, 2 ** 63 - 1, -2 ** 63, 7],
+    "INT": [0, 1, -7, 2 ** 31 - 1],
+    "DECIMAL(10, 2)": [Decimal("0.00"), Decimal("1.50"), Decimal("-3.25"), Decimal("99999999.99")],
+    "DECIMAL(30, 5)": [Decimal("0.00000"), Decimal("12345678901234567890.12345"), Decimal("-0.00001")],
+    "TIMESTAMP(3)": [T0, T0 + 123, -1, 0],
+    "DATE": [0, -1, 20454],
+    "STRING": ["", "a", "\u00fc\u20ac", "a "],
+    "DOUBLE": [0.0, -0.0, 1.5, float("nan")],
+}
+MIXED = [
+    ("INT", "BIGINT", [0, 1, -7, 2 ** 31 - 1]),
+    ("DECIMAL(10, 2)", "DECIMAL(12, 4)", [Decimal("0"), Decimal("1.5"), Decimal("-3.25"), Decimal("99999999.99")]),
+    ("INT", "DECIMAL(10, 2)", [0, 1, -7, 99999999]),
+]
+
+
+def draw_keys(rng):
+    """1 to 3 key pairs: (left type, right type, values)."""
+    keys = []
+    for _ in range(rng.choice([1, 1, 2, 2, 3])):
+        if rng.random() < 0.2:
+            keys.append(rng.choice(MIXED))
+        else:
+            # the 8-byte keys the join writes with one move most often
+            t = rng.choice(list(SAME) + ["BIGINT", "DECIMAL(10, 2)", "TIMESTAMP(3)"] * 2)
+            keys.append((t, t, SAME[t]))
+    return keys
+
+
+def json_value(t, v):
+    if v is None:
+        return None
+    if t.startswith("DECIMAL"):
+        return str(v)
+    if t == "DOUBLE":
+        return "NaN" if math.isnan(v) else v
+    if t.startswith("TIMESTAMP"):
+        d = EPOCH + datetime.timedelta(milliseconds=v)
+        return "%04d-%02d-%02d %02d:%02d:%02d.%03d" % (d.year, d.month, d.day, d.hour, d.minute, d.second,
+                                                       d.microsecond // 1000)
+    if t == "DATE":
+        return (EPOCH.date() + datetime.timedelta(days=v)).isoformat()
+    return v
+
+
+def out_value(t, text):
+    """A value of the output (numbers read as text) as the oracle holds it."""
+    if text is None:
+        return None
+    if t in ("INT", "BIGINT"):
+        return int(text)
+    if t.startswith("DECIMAL"):
+        scale = int(t.split(",")[1].strip(" )"))
+        if not re.fullmatch(r"-?\d+\.\d{%d}" % scale, text):
+            raise ValueError("not a %s as weir writes it: %r" % (t, text))
+        return Decimal(text)
+    if t == "DOUBLE":
+        return float(text)
+    if t.startswith("TIMESTAMP"):
+        m = re.fullmatch(r"(-?\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})", text)
+        if not m:
+            raise ValueError("not a TIMESTAMP(3): %r" % text)
+        d = datetime.datetime(*map(int, m.groups()[:6]), microsecond=int(m.group(7)) * 1000)
+        return (d - EPOCH) // datetime.timedelta(milliseconds=1)
+    if t == "DATE":
+        return (datetime.date.fromisoformat(text) - EPOCH.date()).days
+    return text
+
+
+def canon(t, v):
+    """A value as the result compares it: a DOUBLE by its text (-0.0 apart from
+    0.0), a DECIMAL with its type's scale (1.5 is 1.5000 in DECIMAL(12, 4))."""
+    if v is None:
+        return None
+    if t == "DOUBLE":
+        return repr(v)
+    if t.startswith("DECIMAL"):
+        return str(Decimal(v).quantize(Decimal(1).scaleb(-int(t.split(",")[1].strip(" )")))))
+    return v
+
+
+def equal(a, b):
+    """SQL a = b (None: NULL): no NULL, no NaN meets; -0.0 meets 0.0; numbers as numbers."""
+    return a is not None and b is not None and a == b
+
+
+def gen_rows(rng, keys, side, n, id0):
+    rows = []
+    for i in range(n):
+        r = {"id": id0 + i, "v": rng.choice(["p", "q", None])}
+        for k, key in enumerate(keys):
+            r["k%d" % k] = None if rng.random() < 0.25 else rng.choice(key[2])
+        rows.append(r)
+    return rows
+
+
+def gen_changes(rng, rows, keys):
+    """r as a changelog: (op, before, after) per change, and the rows left."""
+    live, changes = [], []
+    for r in rows:
+        changes.append(("c", None, r))
+        live.append(r)
+        while live and rng.random() < 0.3:
+            i = rng.randrange(len(live))
+            if rng.random() < 0.7:
+                new = dict(live[i], v=rng.choice(["p", "q", None]))
+                for k, key in enumerate(keys):
+                    new["k%d" % k] = None if rng.random() < 0.25 else rng.choice(key[2])
+                changes.append(("u", live[i], new))
+                live[i] = new
+            else:
+                changes.append(("d", live.pop(i), None))
+    return changes, live
+
+
+def col_type(keys, side, name):
+    if name == "id":
+        return "INT"
+    if name == "v":
+        return "STRING"
+    return keys[int(name[1:])][0 if side == "l" else 1]
+
+
+def gen_query(rng, keys):
+    q = {"type": rng.choice(["INNER", "INNER", "INNER", "LEFT", "RIGHT", "FULL"]),
+         "conds": [(k, rng.random() < 0.5) for k in range(len(keys))],
+         "residual": rng.random() < 0.15}
+    rng.shuffle(q["conds"])
+    out = [(s, "k%d" % k) for s in "lr" for k in range(len(keys))]
+    out += [rng.choice(out) for _ in range(rng.randint(0, 2))]  # a key column twice
+    for s in "lr":
+        if rng.random() < 0.2:
+            out.append((s, "id"))
+        if rng.random() < 0.35:
+            out.append((s, "v"))
+    rng.shuffle(out)
+    q["out"] = out
+    return q
+
+
+def query_sql(q):
+    cols = ", ".join("%s.%s" % c for c in q["out"])
+    on = " AND ".join("l.k%d %s r.k%d" % (k, "IS NOT DISTINCT FROM" if ns else "=", k) for k, ns in q["conds"])
+    if q["residual"]:
+        on += " AND MOD(l.id + r.id, 3) <> 0"
+    return "SELECT %s FROM l %s JOIN r ON %s" % (cols, q["type"], on)
+
+
+def expected(q, keys, lrows, rrows):
+    def meets(l, r):
+        for k, ns in q["conds"]:
+            a, b = l["k%d" % k], r["k%d" % k]
+            if not (equal(a, b) or (ns and a is None and b is None)):
+                return False
+        return not q["residual"] or (l["id"] + r["id"]) % 3 != 0
+
+    def row(l, r):
+        return tuple(None if (l if s == "l" else r) is None else
+                     canon(col_type(keys, s, c), (l if s == "l" else r)[c]) for s, c in q["out"])
+
+    out = collections.Counter()
+    met_l, met_r = set(), set()
+    for l in lrows:
+        for r in rrows:
+            if meets(l, r):
+                out[row(l, r)] += 1
+                met_l.add(l["id"])
+                met_r.add(r["id"])
+    if q["type"] in ("LEFT", "FULL"):
+        out.update(row(l, None) for l in lrows if l["id"] not in met_l)
+    if q["type"] in ("RIGHT", "FULL"):
+        out.update(row(None, r) for r in rrows if r["id"] not in met_r)
+    return out
+
+
+def table_sql(name, keys, side, fmt):
+    cols = ["id INT"] + ["k%d %s" % (k, key[0 if side == "l" else 1]) for k, key in enumerate(keys)] + ["v STRING"]
+    return "CREATE TABLE %s (%s) WITH ('connector' = 'filesystem', 'path' = '%s.json', 'format' = '%s');" % (
+        name, ", ".join(cols), name, fmt)
+
+
+def job_sql(case, keys, queries, changelog):
+    sql = ["-- join_keyfill_diff seed %d job %d" % (case.seed, case.index), table_sql("l", keys, "l", "json"),
+           table_sql("r", keys, "r", "debezium-json" if changelog else "json")]
+    for qi, q in enumerate(queries):
+        cols = ", ".join("c%d %s" % (i, col_type(keys, s, c)) for i, (s, c) in enumerate(q["out"]))
+        sql.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
+                   "'format' = 'debezium-json');" % (qi, cols, qi))
+    sql.append("EXECUTE STATEMENT SET BEGIN")
+    sql += ["  INSERT INTO q%d %s;" % (qi, query_sql(q)) for qi, q in enumerate(queries)]
+    sql.append("END;")
+    return "\n".join(sql) + "\n"
+
+
+def side_json(keys, side, r):
+    return {c: json_value(col_type(keys, side, c), r[c]) for c in r}
+
+
+def run_case(case):
+    rng = case.rng
+    keys = draw_keys(rng)
+    n_l, n_r = rng.randint(0, 200), rng.randint(0, 200)
+    lrows = gen_rows(rng, keys, "l", n_l, 1)
+    rrows = gen_rows(rng, keys, "r", n_r, 1001)
+    changelog = rng.random() < 0.25
+    queries = [gen_query(rng, keys) for _ in range(rng.randint(2, 5))]
+    par, batch, rocksdb = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024, 1024]), rng.random() < 0.5
+    case.note = "(keys %s, parallelism %d, batch %d, %s%s)" % (
+        ", ".join(a if a == b else "%s = %s" % (a, b) for a, b, _ in keys), par, batch,
+        "RocksDB" if rocksdb else "memory", ", r a changelog" if changelog else "")
+    case.write("job.sql", job_sql(case, keys, queries, changelog))
+    case.write("l.json", "".join(json.dumps(side_json(keys, "l", r)) + "\n" for r in lrows))
+    if changelog:
+        changes, rrows = gen_changes(rng, rrows, keys)
+        case.write("r.json", "".join(json.dumps({"before": b and side_json(keys, "r", b),
+                                                 "after": a and side_json(keys, "r", a), "op": op}) + "\n"
+                                     for op, b, a in changes))
+        case.counts["r a changelog"] += 1
+    else:
+        case.write("r.json", "".join(json.dumps(side_json(keys, "r", r)) + "\n" for r in rrows))
+    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch, rocksdb))
+    if p.returncode != 0:
+        return [diffrun.failed_run(p)]
+    problems = []
+    for qi, q in enumerate(queries):
+        what = "q%d (%s)" % (qi, query_sql(q))
+        names = ["c%d" % i for i in range(len(q["out"]))]
+        folder = case.path("q%d" % qi)
+        try:
+            raw = diffrun.fold_debezium(folder, names, diffrun.committed_files(folder), numbers_as_text=True)
+            got = collections.Counter()
+            for row, n in raw.items():
+                got[tuple(canon(col_type(keys, s, c), out_value(col_type(keys, s, c), x))
+                          for (s, c), x in zip(q["out"], row))] += n
+        except ValueError as e:
+            problems.append("%s: %s" % (what, e))
+            continue
+        problems += diffrun.multiset_problems(what, expected(q, keys, lrows, rrows), got)
+        case.counts["%s JOIN" % q["type"]] += 1
+        case.counts["NULL-safe key pairs"] += sum(ns for _, ns in q["conds"])
+    return problems
+
+
+def main():
+    return diffrun.main("join_keyfill_diff", run_case, jobs_env="WEIR_KEYFILL_JOBS", jobs=30, asan_jobs=10,
+                        one_env="WEIR_KEYFILL_JOB", unit="jobs")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
