@@ -48,6 +48,7 @@ Environment: WEIR_SEED replays a run; WEIR_KEYFILL_JOBS sets the count,
 WEIR_KEYFILL_JOB=i runs one job (defaults: 30 jobs, 10 under ASan).
 """
 
+import base64
 import collections
 import datetime
 import json
@@ -71,7 +72,11 @@ SAME = {
     "DECIMAL(10, 2)": [Decimal("0.00"), Decimal("1.50"), Decimal("-3.25"), Decimal("99999999.99")],
     "DECIMAL(30, 5)": [Decimal("0.00000"), Decimal("12345678901234567890.12345"), Decimal("-0.00001")],
     "TIMESTAMP(3)": [T0, T0 + 123, -1, 0],
+    "TIMESTAMP_LTZ(3)": [T0, T0 + 123, -1],
     "DATE": [0, -1, 20454],
+    "TIME(3)": [0, 43200500, 86399999],
+    "BOOLEAN": [True, False],
+    "BYTES": [b"", b"\x00", b"\xff\x00"],
     "STRING": ["", "a", "\u00fc\u20ac", "a "],
     "DOUBLE": [0.0, -0.0, 1.5, float("nan")],
 }
@@ -102,6 +107,10 @@ def json_value(t, v):
         return str(v)
     if t == "DOUBLE":
         return "NaN" if math.isnan(v) else v
+    if t == "TIME(3)":
+        return "%02d:%02d:%02d.%03d" % (v // 3600000, v // 60000 % 60, v // 1000 % 60, v % 1000)
+    if t == "BYTES":
+        return base64.b64encode(v).decode()
     if t.startswith("TIMESTAMP"):
         d = EPOCH + datetime.timedelta(milliseconds=v)
         return "%04d-%02d-%02d %02d:%02d:%02d.%03d" % (d.year, d.month, d.day, d.hour, d.minute, d.second,
@@ -124,8 +133,17 @@ def out_value(t, text):
         return Decimal(text)
     if t == "DOUBLE":
         return float(text)
+    if t == "TIME(3)":  # the fraction's digits without trailing zeros, none when it is 0
+        m = re.fullmatch(r"(\d\d):(\d\d):(\d\d)(?:\.(\d{1,3}))?", text)
+        if not m or (m.group(4) or "1")[-1] == "0":
+            raise ValueError("not a TIME as weir writes it: %r" % text)
+        return ((int(m.group(1)) * 60 + int(m.group(2))) * 60 + int(m.group(3))) * 1000 + \
+            int((m.group(4) or "0").ljust(3, "0"))
+    if t == "BYTES":
+        return base64.b64decode(text, validate=True)
     if t.startswith("TIMESTAMP"):
-        m = re.fullmatch(r"(-?\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})", text)
+        m = re.fullmatch(r"(-?\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})%s" % ("Z" if "LTZ" in t else ""),
+                         text)
         if not m:
             raise ValueError("not a TIMESTAMP(3): %r" % text)
         d = datetime.datetime(*map(int, m.groups()[:6]), microsecond=int(m.group(7)) * 1000)
@@ -192,7 +210,9 @@ def col_type(keys, side, name):
 def gen_query(rng, keys):
     q = {"type": rng.choice(["INNER", "INNER", "INNER", "LEFT", "RIGHT", "FULL"]),
          "conds": [(k, rng.random() < 0.5) for k in range(len(keys))],
-         "residual": rng.random() < 0.15}
+         "residual": rng.choice([None] * 6 + ["ids", "keys", "keys"]),
+         # (keys) a key column of one side against v of either: read from a stored row, written back
+         "rk": (rng.choice("lr"), rng.randrange(len(keys)), rng.choice("lr"))}
     rng.shuffle(q["conds"])
     out = [(s, "k%d" % k) for s in "lr" for k in range(len(keys))]
     out += [rng.choice(out) for _ in range(rng.randint(0, 2))]  # a key column twice
@@ -209,8 +229,10 @@ def gen_query(rng, keys):
 def query_sql(q):
     cols = ", ".join("%s.%s" % c for c in q["out"])
     on = " AND ".join("l.k%d %s r.k%d" % (k, "IS NOT DISTINCT FROM" if ns else "=", k) for k, ns in q["conds"])
-    if q["residual"]:
+    if q["residual"] == "ids":
         on += " AND MOD(l.id + r.id, 3) <> 0"
+    elif q["residual"] == "keys":
+        on += " AND (%s.k%d IS NULL) = (%s.v IS NULL)" % q["rk"]
     return "SELECT %s FROM l %s JOIN r ON %s" % (cols, q["type"], on)
 
 
@@ -220,7 +242,12 @@ def expected(q, keys, lrows, rrows):
             a, b = l["k%d" % k], r["k%d" % k]
             if not (equal(a, b) or (ns and a is None and b is None)):
                 return False
-        return not q["residual"] or (l["id"] + r["id"]) % 3 != 0
+        if q["residual"] == "ids":
+            return (l["id"] + r["id"]) % 3 != 0
+        if q["residual"] == "keys":
+            s, k, t = q["rk"]
+            return ((l if s == "l" else r)["k%d" % k] is None) == ((l if t == "l" else r)["v"] is None)
+        return True
 
     def row(l, r):
         return tuple(None if (l if s == "l" else r) is None else
@@ -241,15 +268,15 @@ def expected(q, keys, lrows, rrows):
     return out
 
 
-def table_sql(name, keys, side, fmt):
-    cols = ["id INT"] + ["k%d %s" % (k, key[0 if side == "l" else 1]) for k, key in enumerate(keys)] + ["v STRING"]
-    return "CREATE TABLE %s (%s) WITH ('connector' = 'filesystem', 'path' = '%s.json', 'format' = '%s');" % (
-        name, ", ".join(cols), name, fmt)
+def table_sql(name, keys, fmt, watched):
+    cols = ["id INT"] + ["k%d %s" % (k, key[0 if name == "l" else 1]) for k, key in enumerate(keys)] + ["v STRING"]
+    return "CREATE TABLE %s (%s) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = '%s'%s);" % (
+        name, ", ".join(cols), name, fmt, ", 'source.monitor-interval' = '20ms'" if watched else "")
 
 
-def job_sql(case, keys, queries, changelog):
-    sql = ["-- join_keyfill_diff seed %d job %d" % (case.seed, case.index), table_sql("l", keys, "l", "json"),
-           table_sql("r", keys, "r", "debezium-json" if changelog else "json")]
+def job_sql(case, keys, queries, changelog, watched=False):
+    sql = ["-- join_keyfill_diff seed %d job %d" % (case.seed, case.index), table_sql("l", keys, "json", watched),
+           table_sql("r", keys, "debezium-json" if changelog else "json", watched)]
     for qi, q in enumerate(queries):
         cols = ", ".join("c%d %s" % (i, col_type(keys, s, c)) for i, (s, c) in enumerate(q["out"]))
         sql.append("CREATE TABLE q%d (%s) WITH ('connector' = 'filesystem', 'path' = 'q%d', "
@@ -264,6 +291,13 @@ def side_json(keys, side, r):
     return {c: json_value(col_type(keys, side, c), r[c]) for c in r}
 
 
+def write_part(case, side, lines, name):
+    """One file of an input's folder, whole or not at all (a watching source may list it at once)."""
+    os.makedirs(case.path(side), exist_ok=True)
+    case.write(os.path.join(side, "." + name), "".join(json.dumps(x) + "\n" for x in lines))
+    os.rename(case.path(side, "." + name), case.path(side, name))
+
+
 def run_case(case):
     rng = case.rng
     keys = draw_keys(rng)
@@ -273,22 +307,44 @@ def run_case(case):
     changelog = rng.random() < 0.25
     queries = [gen_query(rng, keys) for _ in range(rng.randint(2, 5))]
     par, batch, rocksdb = rng.choice([1, 2, 4]), rng.choice([1, 7, 1024, 1024]), rng.random() < 0.5
-    case.note = "(keys %s, parallelism %d, batch %d, %s%s)" % (
+    # stopped with a checkpoint mid-input and restored at another parallelism: the rows
+    # stored before it met by rows after it
+    restore = rng.random() < 0.25 and n_l > 1 and n_r > 1
+    case.note = "(keys %s, parallelism %d, batch %d, %s%s%s)" % (
         ", ".join(a if a == b else "%s = %s" % (a, b) for a, b, _ in keys), par, batch,
-        "RocksDB" if rocksdb else "memory", ", r a changelog" if changelog else "")
+        "RocksDB" if rocksdb else "memory", ", r a changelog" if changelog else "",
+        ", stopped and restored" if restore else "")
     case.write("job.sql", job_sql(case, keys, queries, changelog))
-    case.write("l.json", "".join(json.dumps(side_json(keys, "l", r)) + "\n" for r in lrows))
+    lines = {"l": [side_json(keys, "l", r) for r in lrows]}
     if changelog:
         changes, rrows = gen_changes(rng, rrows, keys)
-        case.write("r.json", "".join(json.dumps({"before": b and side_json(keys, "r", b),
-                                                 "after": a and side_json(keys, "r", a), "op": op}) + "\n"
-                                     for op, b, a in changes))
+        lines["r"] = [{"before": b and side_json(keys, "r", b), "after": a and side_json(keys, "r", a), "op": op}
+                      for op, b, a in changes]
         case.counts["r a changelog"] += 1
     else:
-        case.write("r.json", "".join(json.dumps(side_json(keys, "r", r)) + "\n" for r in rrows))
-    p = case.run_weir(["run", "job.sql"] + diffrun.engine_options(case, par, batch, rocksdb))
+        lines["r"] = [side_json(keys, "r", r) for r in rrows]
+    opts = diffrun.engine_options(case, par, batch, rocksdb)
+    if restore:
+        cut = {s: rng.randint(1, len(lines[s]) - 1) for s in "lr"}
+        for s in "lr":
+            write_part(case, s, lines[s][:cut[s]], "part0.json")
+        case.write("watched.sql", job_sql(case, keys, queries, changelog, True))
+        ended = diffrun.stop_for_restore(case, opts)
+        if ended is not None:
+            return ended
+        for s in "lr":
+            write_part(case, s, lines[s][cut[s]:], "part1.json")
+        par = rng.choice([p for p in (1, 2, 4) if p != par])
+        opts = ["-D", "state.checkpoints.dir=ckpt"] + diffrun.engine_options(case, par, batch, rocksdb)
+        case.counts["stopped and restored at another parallelism"] += 1
+    else:
+        for s in "lr":
+            write_part(case, s, lines[s], "part0.json")
+    p = case.run_weir(["run", "job.sql"] + opts)
     if p.returncode != 0:
         return [diffrun.failed_run(p)]
+    if restore and "restoring from" not in p.stderr:
+        return ["the last run did not restore the checkpoint: " + p.stderr[-600:]]
     problems = []
     for qi, q in enumerate(queries):
         what = "q%d (%s)" % (qi, query_sql(q))
@@ -306,6 +362,8 @@ def run_case(case):
         problems += diffrun.multiset_problems(what, expected(q, keys, lrows, rrows), got)
         case.counts["%s JOIN" % q["type"]] += 1
         case.counts["NULL-safe key pairs"] += sum(ns for _, ns in q["conds"])
+        if q["residual"]:
+            case.counts["residuals over %s" % q["residual"]] += 1
     return problems
 
 
