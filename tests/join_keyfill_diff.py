@@ -199,21 +199,12 @@ def gen_rows(rng, keys, side, n, id0):
 
 def gen_changes(rng, rows, keys):
     """r as a changelog: (op, before, after) per change, and the rows left."""
-    live, changes = [], []
-    for r in rows:
-        changes.append(("c", None, r))
-        live.append(r)
-        while live and rng.random() < 0.3:
-            i = rng.randrange(len(live))
-            if rng.random() < 0.7:
-                new = dict(live[i], v=rng.choice(["p", "q", None]))
-                for k, key in enumerate(keys):
-                    new["k%d" % k] = key_value(rng, key, "r")
-                changes.append(("u", live[i], new))
-                live[i] = new
-            else:
-                changes.append(("d", live.pop(i), None))
-    return changes, live
+    def updated(row):
+        new = dict(row, v=rng.choice(["p", "q", None]))
+        for k, key in enumerate(keys):
+            new["k%d" % k] = key_value(rng, key, "r")
+        return new
+    return diffrun.random_changes(rng, rows, updated, 0.3)
 
 
 def col_type(keys, side, name):

@@ -393,6 +393,26 @@ def committed_files(folder):
     return sorted(names, key=lambda n: (os.stat(os.path.join(folder, n)).st_mtime_ns, n))
 
 
+def random_changes(rng, rows, updated, more):
+    """A random changelog of rows: each row inserted, and after it, while
+    rng.random() < more, a change of a row still there: an update to
+    updated(row) (7 in 10) or its delete. The changes as (op, before, after),
+    op "c", "u" or "d", and the rows left at the end."""
+    live, changes = [], []
+    for r in rows:
+        changes.append(("c", None, r))
+        live.append(r)
+        while live and rng.random() < more:
+            i = rng.randrange(len(live))
+            if rng.random() < 0.7:
+                new = updated(live[i])
+                changes.append(("u", live[i], new))
+                live[i] = new
+            else:
+                changes.append(("d", live.pop(i), None))
+    return changes, live
+
+
 def debezium_changes(folder, names=None, numbers_as_text=False):
     """The changes of a folder of debezium-json changelog files, file by
     file in name order (or in the order of names; hidden files skipped):
