@@ -261,19 +261,7 @@ def expected(q, keys, lrows, rrows):
         return tuple(None if (l if s == "l" else r) is None else
                      canon(col_type(keys, s, c), (l if s == "l" else r)[c]) for s, c in q["out"])
 
-    out = collections.Counter()
-    met_l, met_r = set(), set()
-    for l in lrows:
-        for r in rrows:
-            if meets(l, r):
-                out[row(l, r)] += 1
-                met_l.add(l["id"])
-                met_r.add(r["id"])
-    if q["type"] in ("LEFT", "FULL"):
-        out.update(row(l, None) for l in lrows if l["id"] not in met_l)
-    if q["type"] in ("RIGHT", "FULL"):
-        out.update(row(None, r) for r in rrows if r["id"] not in met_r)
-    return out
+    return diffrun.nested_loop_join(q["type"], lrows, rrows, meets, row)
 
 
 def table_sql(name, keys, fmt, watched):

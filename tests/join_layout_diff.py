@@ -461,20 +461,7 @@ def expected(q, lrows, rrows, sides, pairs=None):
             if keep:
                 out[row(l, None)] += 1
         return out
-    met_l, met_r = set(), set()
-    for l in lrows:
-        for r in rrows:
-            if meets(l, r):
-                out[row(l, r)] += 1
-                if pairs is not None:
-                    pairs.append((l, r))
-                met_l.add(l["id"])
-                met_r.add(r["id"])
-    if q["type"] in ("LEFT", "FULL"):
-        out.update(row(l, None) for l in lrows if l["id"] not in met_l)
-    if q["type"] in ("RIGHT", "FULL"):
-        out.update(row(None, r) for r in rrows if r["id"] not in met_r)
-    return out
+    return diffrun.nested_loop_join(q["type"], lrows, rrows, meets, row, pairs)
 
 
 # --------------------------------------------------------------------------

@@ -393,6 +393,28 @@ def committed_files(folder):
     return sorted(names, key=lambda n: (os.stat(os.path.join(folder, n)).st_mtime_ns, n))
 
 
+def nested_loop_join(kind, lrows, rrows, meets, row, pairs=None):
+    """The rows of l kind JOIN r (INNER, LEFT, RIGHT or FULL) as a Counter:
+    row(l, r) for each pair that meets(l, r), and row(l, None) / row(None, r)
+    for an outer side's row that met none (rows are told apart by their
+    "id"); pairs, when a list, gets each pair (l, r) that meets."""
+    out = collections.Counter()
+    met_l, met_r = set(), set()
+    for l in lrows:
+        for r in rrows:
+            if meets(l, r):
+                out[row(l, r)] += 1
+                if pairs is not None:
+                    pairs.append((l, r))
+                met_l.add(l["id"])
+                met_r.add(r["id"])
+    if kind in ("LEFT", "FULL"):
+        out.update(row(l, None) for l in lrows if l["id"] not in met_l)
+    if kind in ("RIGHT", "FULL"):
+        out.update(row(None, r) for r in rrows if r["id"] not in met_r)
+    return out
+
+
 def random_changes(rng, rows, updated, more):
     """A random changelog of rows: each row inserted, and after it, while
     rng.random() < more, a change of a row still there: an update to
