@@ -5,7 +5,8 @@
 # same bytes under different keys (only the keys selected), keys of one or
 # two types (BIGINT, DECIMAL narrow and 30-digit, TIMESTAMP(3),
 # TIMESTAMP_LTZ, DATE, TIME, BOOLEAN, BYTES, STRING, DOUBLE; INT = BIGINT,
-# DECIMALs of two scales), many NULLs under IS NOT DISTINCT FROM, INNER /
+# DECIMALs of two scales or widths, BIGINT = DECIMAL(38, 0), TIME(0) =
+# TIME(3)), many NULLs under IS NOT DISTINCT FROM, INNER /
 # LEFT / RIGHT / FULL, residuals reading a stored key column, r now and
 # then a debezium-json changelog, a job in four stopped mid-input and
 # restored at another parallelism; parallelism 1, 2, 4, batch sizes 1, 7,
