@@ -461,20 +461,7 @@ def expected(q, lrows, rrows, sides, pairs=None):
             if keep:
                 out[row(l, None)] += 1
         return out
-    met_l, met_r = set(), set()
-    for l in lrows:
-        for r in rrows:
-            if meets(l, r):
-                out[row(l, r)] += 1
-                if pairs is not None:
-                    pairs.append((l, r))
-                met_l.add(l["id"])
-                met_r.add(r["id"])
-    if q["type"] in ("LEFT", "FULL"):
-        out.update(row(l, None) for l in lrows if l["id"] not in met_l)
-    if q["type"] in ("RIGHT", "FULL"):
-        out.update(row(None, r) for r in rrows if r["id"] not in met_r)
-    return out
+    return diffrun.nested_loop_join(q["type"], lrows, rrows, meets, row, pairs)
 
 
 # --------------------------------------------------------------------------
@@ -513,23 +500,14 @@ def gen_changes(rng, rows, side_cols, pools, kk):
     """r as a changelog: each row inserted, now and then followed by an update
     of a row still there (new keys and v, the same id) or its delete. The
     changes (op, before, after) and the rows left at the end."""
-    live, changes = [], []
-    for r in rows:
-        changes.append(("c", None, r))
-        live.append(r)
-        while live and rng.random() < 0.35:
-            i = rng.randrange(len(live))
-            if rng.random() < 0.7:
-                new = dict(live[i], v=rng.choice(["p", "q", "", None]))
-                for c in side_cols:
-                    if c.name.startswith("k"):
-                        ki = int(c.name[1:]) if c.name != "kk" else kk[1]
-                        new[c.name] = None if rng.random() < 0.12 else rng.choice(pools[ki])
-                changes.append(("u", live[i], new))
-                live[i] = new
-            else:
-                changes.append(("d", live.pop(i), None))
-    return changes, live
+    def updated(row):
+        new = dict(row, v=rng.choice(["p", "q", "", None]))
+        for c in side_cols:
+            if c.name.startswith("k"):
+                ki = int(c.name[1:]) if c.name != "kk" else kk[1]
+                new[c.name] = None if rng.random() < 0.12 else rng.choice(pools[ki])
+        return new
+    return diffrun.random_changes(rng, rows, updated, 0.35)
 
 
 def write_changes(case, side, cols, changes, name):

@@ -1074,7 +1074,10 @@ static int drain_keys(const exp_bucket *b, listing **out, size_t *n_out)
 /*
  * The key columns a stored row of log side o leaves out, into row `row` of
  * dst (side o's columns at off; want: only those columns, NULL: all): from
- * the input row at hand (in, r), whose key is the stored row's.
+ * the input row at hand (in, r), whose key is the stored row's. A value
+ * marks its column valid: the row may hold a NULL there, taken with the
+ * rest of an earlier output row that decoded a stored row of the same bytes
+ * under another key (share_cols: a NULL key under IS NOT DISTINCT FROM).
  */
 static inline int fill_keys(const join_op *j, int o, weir_batch *dst, uint32_t row, uint32_t off, const bool *want,
                             const weir_batch *in, uint32_t r)
@@ -1084,10 +1087,14 @@ static inline int fill_keys(const join_op *j, int o, weir_batch *dst, uint32_t r
         const struct key_fill *x = &f->fill[i];
         if (want && !want[x->col])
             continue;
-        if (x->w == 8 && !weir_batch_is_null(in, x->src, r)) { /* most keys: one move, not a call */
-            memcpy((char *)dst->cols[off + x->col].data + (size_t)row * 8,
-                   (const char *)in->cols[x->src].data + (size_t)r * 8, 8);
-            continue;
+        weir_column *d = &dst->cols[off + x->col];
+        if (!weir_batch_is_null(in, x->src, r)) {
+            if (!d->all_valid)
+                d->valid[row >> 3] |= (uint8_t)(1u << (row & 7));
+            if (x->w == 8) { /* most keys: one move, not a call */
+                memcpy((char *)d->data + (size_t)row * 8, (const char *)in->cols[x->src].data + (size_t)r * 8, 8);
+                continue;
+            }
         }
         int rc = weir__row_copy_cols(dst, row, off + x->col, in, r, x->src, 1);
         if (rc)

@@ -196,7 +196,9 @@ static int int_digits(weir_type t)
  * 9007199254740993 would meet 9007199254740992.0). Past 38 digits the integral
  * digits are cut, never the scale: a key then too long for the type is NULL
  * and meets nothing, as it equals no value of the other side (whose
- * integral digits all fit).
+ * integral digits all fit). TIMEs of two precisions meet in the finer one
+ * (a TIME(0) 12:00:00 misses a TIME(3) 12:00:00.500), whichever side has it
+ * (a timestamp's type has no precision: it keeps milliseconds whatever p).
  */
 static bool common_type(weir_type a, weir_type b, weir_type *out)
 {
@@ -214,7 +216,7 @@ static bool common_type(weir_type a, weir_type b, weir_type *out)
     } else if (weir_type_is_numeric(a.id) && weir_type_is_numeric(b.id)) {
         *out = weir_type_make(WEIR_TYPE_DOUBLE, true);
     } else if (a.id == b.id) {
-        *out = a;
+        *out = a.id == WEIR_TYPE_TIME && b.precision > a.precision ? b : a;
     } else {
         return false;
     }

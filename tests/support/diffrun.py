@@ -393,6 +393,48 @@ def committed_files(folder):
     return sorted(names, key=lambda n: (os.stat(os.path.join(folder, n)).st_mtime_ns, n))
 
 
+def nested_loop_join(kind, lrows, rrows, meets, row, pairs=None):
+    """The rows of l kind JOIN r (INNER, LEFT, RIGHT or FULL) as a Counter:
+    row(l, r) for each pair that meets(l, r), and row(l, None) / row(None, r)
+    for an outer side's row that met none (rows are told apart by their
+    "id"); pairs, when a list, gets each pair (l, r) that meets."""
+    out = collections.Counter()
+    met_l, met_r = set(), set()
+    for l in lrows:
+        for r in rrows:
+            if meets(l, r):
+                out[row(l, r)] += 1
+                if pairs is not None:
+                    pairs.append((l, r))
+                met_l.add(l["id"])
+                met_r.add(r["id"])
+    if kind in ("LEFT", "FULL"):
+        out.update(row(l, None) for l in lrows if l["id"] not in met_l)
+    if kind in ("RIGHT", "FULL"):
+        out.update(row(None, r) for r in rrows if r["id"] not in met_r)
+    return out
+
+
+def random_changes(rng, rows, updated, more):
+    """A random changelog of rows: each row inserted, and after it, while
+    rng.random() < more, a change of a row still there: an update to
+    updated(row) (7 in 10) or its delete. The changes as (op, before, after),
+    op "c", "u" or "d", and the rows left at the end."""
+    live, changes = [], []
+    for r in rows:
+        changes.append(("c", None, r))
+        live.append(r)
+        while live and rng.random() < more:
+            i = rng.randrange(len(live))
+            if rng.random() < 0.7:
+                new = updated(live[i])
+                changes.append(("u", live[i], new))
+                live[i] = new
+            else:
+                changes.append(("d", live.pop(i), None))
+    return changes, live
+
+
 def debezium_changes(folder, names=None, numbers_as_text=False):
     """The changes of a folder of debezium-json changelog files, file by
     file in name order (or in the order of names; hidden files skipped):
