@@ -1147,3 +1147,31 @@ Test(sql_proctime, match_recognize_by_processing_time_takes_arrival_order_and_th
         free(got);
     }
 }
+
+/* MATCH_PROCTIME(): the job clock's time when the match is emitted, a
+ * processing-time attribute that a window over the result takes. Pairs
+ * (0, 1), (2, 3), ... of ids that arrive at 1 s, 10 s and 25 s, matched by
+ * event time: a row comes out once the watermark (the last id's) passes
+ * it, so at 1 s the pairs up to (6, 7), at 10 s (8, 9) to (16, 17), at 25
+ * s the rest. */
+Test(sql_proctime, match_proctime_is_the_clock_when_the_match_comes_out, .timeout = 120)
+{
+    const char *sql = SOURCE_DDL
+        "CREATE VIEW v AS SELECT *, PROCTIME() AS pt FROM src;\n"
+        "CREATE VIEW m AS SELECT * FROM v MATCH_RECOGNIZE (ORDER BY ts MEASURES A.id AS a, MATCH_PROCTIME() AS mpt\n"
+        "  ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) DEFINE B AS B.id = A.id + 1);\n"
+        "SELECT COUNT(*), MIN(a), window_start FROM TABLE(TUMBLE(TABLE m, DESCRIPTOR(mpt), INTERVAL '5' SECOND))\n"
+        "GROUP BY window_start, window_end;\n";
+    weir_manual_clock *mc = weir_manual_clock_create(1000);
+    sql_run r;
+    run_start(&r, sql, mc, 1);
+    cr_assert(wait_for(r.job, 9000, 0), "ids 0-9 did not reach the match");
+    weir_manual_clock_set(mc, 10000);
+    cr_assert(wait_for(r.job, 19000, 1), "the window of the first matches did not fire");
+    weir_manual_clock_set(mc, 25000);
+    char *got = run_finish(&r);
+    weir_manual_clock_destroy(mc);
+    cr_assert_str_eq(got, "+I[4, 0, 1970-01-01T00:00]\n+I[5, 8, 1970-01-01T00:00:10]\n"
+                          "+I[6, 18, 1970-01-01T00:00:25]\n");
+    free(got);
+}

@@ -166,9 +166,19 @@ static int call_slot(mr_plan *m, const weir_sql_expr *e, bool *is_slot)
         !strcasecmp(fn, "FINAL"))
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s in MATCH_RECOGNIZE is not supported (Flink neither)",
                           fn);
-    if (!strcasecmp(fn, "MATCH_PROCTIME"))
-        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
-                          "MATCH_PROCTIME() is not supported yet (a measure of the job clock's time: CURRENT_TIMESTAMP)");
+    if (!strcasecmp(fn, "MATCH_PROCTIME")) {
+        /* a measure of its own: the job clock's time, a processing-time attribute of the result */
+        bool measure = false;
+        for (uint32_t i = 0; i < m->mr->n_measures; i++)
+            measure |= m->mr->measures[i].expr == e;
+        if (e->u.call.n_args)
+            return plan_error(pc, e->loc, WEIR_EINVAL, "MATCH_PROCTIME() takes no arguments");
+        if (m->in_define || !measure)
+            return plan_error(pc, e->loc, WEIR_EUNSUPPORTED,
+                              "MATCH_PROCTIME() is taken as a measure of its own (MATCH_PROCTIME() AS pt), not in "
+                              "DEFINE or inside an expression");
+        return 0;
+    }
     if (!strcasecmp(fn, "MATCH_ROWTIME")) {
         if (e->u.call.n_args)
             return plan_error(pc, e->loc, WEIR_EINVAL, "MATCH_ROWTIME() takes no arguments");
@@ -710,9 +720,23 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
         if (!rc)
             rc = uses_of(&m, &defs[v], 1, &duses[v]);
     }
+    int out_proctime = -1;
     for (uint32_t i = 0; i < mr->n_measures && !rc; i++) {
         mse[i] = mr->measures[i].expr;
-        rc = plan_bind_expr(pc, &m.sr, NULL, mse[i], &mexpr[i]);
+        const weir_sql_expr *be = mse[i];
+        if (be->kind == WEIR_SQL_EXPR_CALL && call_name(be) && !strcasecmp(call_name(be), "MATCH_PROCTIME")) {
+            /* PROCTIME() when the match is emitted */
+            weir_sql_expr *pe = plan_alloc(pc, sizeof *pe);
+            weir_sql_ident *id = plan_alloc(pc, sizeof *id);
+            if (!pe || !id)
+                return WEIR_ENOMEM;
+            *pe = *be;
+            *id = (weir_sql_ident){.name = "PROCTIME", .len = 8, .loc = be->loc};
+            pe->u.call.name = (weir_sql_name){.parts = id, .n_parts = 1, .loc = be->loc};
+            be = pe;
+            out_proctime = (int)(c.partition.n + i);
+        }
+        rc = plan_bind_expr(pc, &m.sr, NULL, be, &mexpr[i]);
     }
     pc->mr_e = save_e;
     pc->mr_col = save_col;
@@ -770,7 +794,8 @@ int plan_match(plan_ctx *pc, const weir_sql_table_ref *ref, rel *out)
     out->quals = oq;
     out->n_physical = os->n_fields;
     out->rowtime = out_rowtime;
-    out->has_proctime = false;
+    out->has_proctime = out_proctime >= 0;
+    out->proctime = out_proctime >= 0 ? (uint32_t)out_proctime : 0;
     out->updating = false;
     out->win.present = false;
     out->wprops.present = false;
