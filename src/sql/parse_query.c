@@ -312,6 +312,14 @@ static weir_sql_table_ref *parse_table_primary(parser *p)
         parser_advance(p);
         r->u.subquery.query = parse_query(p);
         expect_tk(p, WEIR__SQL_TK_RPAREN, "')'");
+        if (!lateral && is_kw(p, WEIR__SQL_KW_MATCH_RECOGNIZE)) {
+            /* (SELECT ...) MATCH_RECOGNIZE (...) [AS alias], as a table's */
+            finish_tref(p, r);
+            weir_sql_table_ref *m = new_tref(p, WEIR_SQL_FROM_MATCH, loc);
+            m->u.match.input = r;
+            m->u.match.mr = parse_match_recognize(p);
+            r = m;
+        }
         parse_table_alias(p, r);
     } else if (lateral) {
         parser_expected(p, "TABLE or '(' after LATERAL");
