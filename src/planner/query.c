@@ -3186,11 +3186,17 @@ int plan_setop_rels(plan_ctx *pc, const weir_sql_query *q, const rel *l_in, cons
     if (l.n_physical != r.n_physical)
         return plan_error(pc, q->u.setop.op_loc, WEIR_EPLAN, "%s inputs have %u and %u columns", what, l.n_physical,
                           r.n_physical);
-    /* Numeric columns of different types widen to the type both fit (INT and BIGINT to BIGINT). */
+    /* Numeric columns of different types widen to the type both fit (INT and BIGINT to BIGINT), TIMEs of two
+     * precisions to the finer one, as Flink's set operations do. */
     weir_type widened[l.n_physical ? l.n_physical : 1];
     for (uint32_t i = 0; i < l.n_physical; i++) {
         widened[i] = l.schema->fields[i].type;
         weir_type lt = l.schema->fields[i].type, rt = r.schema->fields[i].type;
+        if (lt.id == WEIR_TYPE_TIME && rt.id == WEIR_TYPE_TIME) {
+            if (rt.precision > lt.precision)
+                widened[i] = rt;
+            continue;
+        }
         if (!types_match(lt, rt) && (weir_type_interval(lt) || weir_type_interval(rt) || /* intervals do not widen */
                                      !weir_type_numeric_common(lt, rt, &widened[i]))) {
             char a[64], b[64];
