@@ -32,7 +32,11 @@
  * behind the watermark is late (dropped, counted). The operator's own state
  * is its watermark (ops/held_wm.h): after a restore a row behind the
  * checkpoint's watermark is late too, as it would have been without the
- * restore, and not matched after rows it precedes in time.
+ * restore, and not matched after rows it precedes in time. Ordered by
+ * processing time (conf.proctime), a row is given the job clock's time as
+ * it arrives (never less than the row before it) and is released and
+ * matched at once, through the same step a timer takes; WITHIN's timers are
+ * then processing-time timers.
  */
 #include <string.h>
 
