@@ -80,6 +80,9 @@ static int find_column_in(const plan_ctx *pc, const rel *r, const weir_sql_name 
 int plan_find_column(const plan_ctx *pc, const rel *r, const weir_sql_name *n)
 {
     uint32_t nf = r->schema->n_fields, far = 0;
+    uint32_t ord = n->parts[n->n_parts - 1].ordinal;
+    if (ord && ord <= nf && !strcasecmp(r->schema->fields[ord - 1].name, last_part(n)))
+        return (int)ord - 1;
     if (!r->scope && (!r->outer_cols || r->outer_cols >= nf))
         return find_column_in(pc, r, n, 0, nf, -1);
     for (uint32_t c = 0; c < nf; c++)

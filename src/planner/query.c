@@ -2535,8 +2535,10 @@ static int select_one_row(plan_ctx *pc, const weir_sql_select *sel, weir_sql_sel
 /*
  * SELECT DISTINCT * (or t.*) without GROUP BY: each star written out as the
  * columns it stands for (as the SELECT list below expands it), each named
- * by its qualifier where it has one, so that they become the grouping keys
- * as in SELECT DISTINCT a, b. *copy is sel with the new items.
+ * by its qualifier where it has one and by its position (columns of a
+ * subquery's SELECT k, k or a LATERAL subquery's k beside the table's
+ * share a name), so that they become the grouping keys as in SELECT
+ * DISTINCT a, b. *copy is sel with the new items.
  */
 static int distinct_star(plan_ctx *pc, const weir_sql_select *sel, const rel *in, weir_sql_select *copy)
 {
@@ -2570,7 +2572,8 @@ static int distinct_star(plan_ctx *pc, const weir_sql_select *sel, const rel *in
             if (qual)
                 parts[np++] = (weir_sql_ident){.name = qual, .len = (uint32_t)strlen(qual), .quoted = true, .loc = e->loc};
             const char *nm = in->schema->fields[c].name;
-            parts[np++] = (weir_sql_ident){.name = nm, .len = (uint32_t)strlen(nm), .quoted = true, .loc = e->loc};
+            parts[np++] = (weir_sql_ident){
+                .name = nm, .len = (uint32_t)strlen(nm), .quoted = true, .loc = e->loc, .ordinal = c + 1};
             memset(col, 0, sizeof *col);
             col->kind = WEIR_SQL_EXPR_COLUMN;
             col->loc = e->loc;
