@@ -1350,6 +1350,8 @@ static int percentile_args(plan_ctx *pc, agg_call *c)
 static int distinct_tuple_arg(plan_ctx *pc, agg_call *c)
 {
     const weir_sql_expr *call = c->call;
+    if (call->u.call.n_args > 64)
+        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED, "COUNT(DISTINCT ...) of more than 64 values is not supported");
     weir_sql_expr *tup = plan_alloc(pc, sizeof *tup), *cp = plan_alloc(pc, sizeof *cp);
     weir_sql_expr **ca = plan_alloc(pc, sizeof *ca);
     weir_sql_ident *id = plan_alloc(pc, sizeof *id);
