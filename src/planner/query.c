@@ -1652,6 +1652,15 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
 
 static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, const rel *in, weir_sql_loc loc);
 
+/* Whether name is among names[0..n), as the window's output compares them (without case). */
+static bool named_before(const char *const *names, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcasecmp(names[i], name))
+            return true;
+    return false;
+}
+
 static bool is_late_meta_column(const char *name)
 {
     return !strcasecmp(name, "watermark") || !strcasecmp(name, "lateness_ms");
@@ -1821,10 +1830,12 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         if ((rc = plan_bind_expr(pc, in, NULL, as->keys[i], &pre[k])))
             return rc;
         char nm[32];
-        /* A key named like a window column (a cascade's window_start) would clash with the window's own
-         * output columns; it is reached through the scope, not by name. */
+        /* A key named like a window column (a cascade's window_start) or like an earlier key (GROUP BY k,
+         * k; SELECT DISTINCT k, *) would clash with the window's own output columns; it is reached through
+         * the scope, not by name. */
         if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN && as->key_in_col[i] >= 0 &&
-            !(as->windowed && is_window_column_name(in->schema->fields[as->key_in_col[i]].name)))
+            !(as->windowed && (is_window_column_name(in->schema->fields[as->key_in_col[i]].name) ||
+                               named_before(names, k, in->schema->fields[as->key_in_col[i]].name))))
             names[k] = in->schema->fields[as->key_in_col[i]].name;
         else {
             snprintf(nm, sizeof nm, "$key%u", i);
