@@ -255,6 +255,35 @@ SQL
 refused_after computed.sql "s/v \* 3/v * 4/" \
     'GroupAggregate\[0\]: column origins "v", (\*#2,0:BIGINT "v" 3) in the checkpoint, "v", (\*#2,0:BIGINT "v" 4) now' \
     "a computed column's other expression"
+# An argument whose expression is longer than an origin is written (2 KiB:
+# it is then its hash) is still told from another: an aggregate's (its
+# column is $arg0 either way) and a MATCH_RECOGNIZE measure's ($mrarg0).
+rm -rf ckpt
+long=$(for i in $(seq 150); do printf 'ts_ms + '; done)
+cat > long.sql <<SQL
+SET 'state.checkpoints.dir' = 'ckpt';
+CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT) WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE kagg (k STRING, s BIGINT) WITH ('connector' = 'print');
+INSERT INTO kagg SELECT k, SUM(${long}1) FROM src GROUP BY k;
+SQL
+"$WEIR" run long.sql > /dev/null 2> log || { cat log; fail "the long argument job failed"; }
+refused_after long.sql "s/ + 1)/ + 2)/" 'GroupAggregate\[0\]: column origins "k", #[0-9a-f]* in the checkpoint, "k", #[0-9a-f]* now' \
+    "an aggregate's long argument changed"
+"$WEIR" run long.sql > /dev/null 2> log || { cat log; fail "the unchanged long argument job was refused"; }
+grep -q "restoring from checkpoint" log || fail "the unchanged long argument job did not restore"
+rm -rf ckpt
+long=$(for i in $(seq 150); do printf 'A.ts_ms + '; done)
+cat > mlong.sql <<SQL
+SET 'state.checkpoints.dir' = 'ckpt';
+CREATE TABLE src (k STRING, v BIGINT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), WATERMARK FOR ts AS ts)
+WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE m (s BIGINT) WITH ('connector' = 'print');
+INSERT INTO m SELECT * FROM src MATCH_RECOGNIZE (ORDER BY ts MEASURES SUM(${long}1) AS s
+  ONE ROW PER MATCH PATTERN (A+ B) DEFINE A AS A.v < 3, B AS B.v < -1000);
+SQL
+"$WEIR" run mlong.sql > /dev/null 2> log || { cat log; fail "the long MATCH_RECOGNIZE argument job failed"; }
+refused_after mlong.sql "s/ + 1)/ + 2)/" 'Match\[0\]: column origins .*, #[0-9a-f]* in the checkpoint, .*, #[0-9a-f]* now' \
+    "a MATCH_RECOGNIZE measure's long argument changed"
 # A UNION ALL on the way: each column's origins from both inputs.
 rm -rf ckpt
 printf 'c,5,1500\n' > in3.csv

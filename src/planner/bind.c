@@ -80,6 +80,9 @@ static int find_column_in(const plan_ctx *pc, const rel *r, const weir_sql_name 
 int plan_find_column(const plan_ctx *pc, const rel *r, const weir_sql_name *n)
 {
     uint32_t nf = r->schema->n_fields, far = 0;
+    uint32_t ord = n->parts[n->n_parts - 1].ordinal;
+    if (ord && ord <= nf && !strcasecmp(r->schema->fields[ord - 1].name, last_part(n)))
+        return (int)ord - 1;
     if (!r->scope && (!r->outer_cols || r->outer_cols >= nf))
         return find_column_in(pc, r, n, 0, nf, -1);
     for (uint32_t c = 0; c < nf; c++)
@@ -302,10 +305,13 @@ static int bind_call(plan_ctx *pc, const rel *r, agg_scope *as, const weir_sql_e
     if (e->u.call.nulls)
         return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "%s NULLS is taken only by ARRAY_AGG, not by %s",
                           e->u.call.nulls == 2 ? "IGNORE" : "RESPECT", name);
+    /* Up to 64 arguments (ROW's fields, COUNT(DISTINCT a, b, ...)'s values); 4 more for the keyword forms. */
     uint32_t n = e->u.call.n_args;
-    weir_expr *args[16 + 4];
-    if (n > 16)
-        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "too many arguments to %s", name);
+    weir_expr *args_small[16 + 4], **args = args_small;
+    if (n > 64)
+        return plan_error(pc, e->loc, WEIR_EUNSUPPORTED, "too many arguments to %s (at most 64)", name);
+    if (n > 16 && !(args = plan_alloc(pc, (n + 4) * sizeof *args)))
+        return WEIR_ENOMEM;
     uint32_t k = 0;
     /* Keyword forms flattened as weir/expr.h describes. */
     switch (e->u.call.syntax) {

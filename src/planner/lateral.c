@@ -330,11 +330,15 @@ static int lateral_shape(plan_ctx *pc, const weir_sql_table_ref *ref, const weir
             return plan_error(pc, sel->items[i].expr->loc, WEIR_EUNSUPPORTED,
                               "a subquery in the SELECT list of a LATERAL derived table that reads the FROM items "
                               "before it is not supported");
-    if (aggregating)
-        for (uint32_t i = 0; i < sel->n_items; i++)
-            if (sel->items[i].expr->kind == WEIR_SQL_EXPR_STAR)
-                return plan_error(pc, sel->items[i].expr->loc, WEIR_EPLAN,
-                                  "'*' in the SELECT list of a query with aggregates");
+    for (uint32_t i = 0; i < sel->n_items && aggregating; i++) {
+        if (sel->items[i].expr->kind != WEIR_SQL_EXPR_STAR)
+            continue;
+        if (sel->distinct && !sel->n_group_by)
+            return plan_error(pc, sel->items[i].expr->loc, WEIR_EUNSUPPORTED,
+                              "SELECT DISTINCT * in a LATERAL derived table that reads the FROM items before it is "
+                              "not supported: list its columns (SELECT DISTINCT a, b)");
+        return plan_error(pc, sel->items[i].expr->loc, WEIR_EPLAN, "'*' in the SELECT list of a query with aggregates");
+    }
     return 0;
 }
 

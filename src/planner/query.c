@@ -1350,6 +1350,8 @@ static int percentile_args(plan_ctx *pc, agg_call *c)
 static int distinct_tuple_arg(plan_ctx *pc, agg_call *c)
 {
     const weir_sql_expr *call = c->call;
+    if (call->u.call.n_args > 64)
+        return plan_error(pc, call->loc, WEIR_EUNSUPPORTED, "COUNT(DISTINCT ...) of more than 64 values is not supported");
     weir_sql_expr *tup = plan_alloc(pc, sizeof *tup), *cp = plan_alloc(pc, sizeof *cp);
     weir_sql_expr **ca = plan_alloc(pc, sizeof *ca);
     weir_sql_ident *id = plan_alloc(pc, sizeof *id);
@@ -1650,6 +1652,15 @@ static int emit_options(plan_ctx *pc, weir_window_spec *ws, weir_sql_loc loc)
 
 static int plan_late_output(plan_ctx *pc, weir_stream win, const weir_schema *pre, const rel *in, weir_sql_loc loc);
 
+/* Whether name is among names[0..n), as the window's output compares them (without case). */
+static bool named_before(const char *const *names, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcasecmp(names[i], name))
+            return true;
+    return false;
+}
+
 static bool is_late_meta_column(const char *name)
 {
     return !strcasecmp(name, "watermark") || !strcasecmp(name, "lateness_ms");
@@ -1819,10 +1830,12 @@ static int plan_aggregate(plan_ctx *pc, const weir_sql_select *sel, rel *in, agg
         if ((rc = plan_bind_expr(pc, in, NULL, as->keys[i], &pre[k])))
             return rc;
         char nm[32];
-        /* A key named like a window column (a cascade's window_start) would clash with the window's own
-         * output columns; it is reached through the scope, not by name. */
+        /* A key named like a window column (a cascade's window_start) or like an earlier key (GROUP BY k,
+         * k; SELECT DISTINCT k, *) would clash with the window's own output columns; it is reached through
+         * the scope, not by name. */
         if (as->keys[i]->kind == WEIR_SQL_EXPR_COLUMN && as->key_in_col[i] >= 0 &&
-            !(as->windowed && is_window_column_name(in->schema->fields[as->key_in_col[i]].name)))
+            !(as->windowed && (is_window_column_name(in->schema->fields[as->key_in_col[i]].name) ||
+                               named_before(names, k, in->schema->fields[as->key_in_col[i]].name))))
             names[k] = in->schema->fields[as->key_in_col[i]].name;
         else {
             snprintf(nm, sizeof nm, "$key%u", i);
@@ -2535,8 +2548,10 @@ static int select_one_row(plan_ctx *pc, const weir_sql_select *sel, weir_sql_sel
 /*
  * SELECT DISTINCT * (or t.*) without GROUP BY: each star written out as the
  * columns it stands for (as the SELECT list below expands it), each named
- * by its qualifier where it has one, so that they become the grouping keys
- * as in SELECT DISTINCT a, b. *copy is sel with the new items.
+ * by its qualifier where it has one and by its position (columns of a
+ * subquery's SELECT k, k or a LATERAL subquery's k beside the table's
+ * share a name), so that they become the grouping keys as in SELECT
+ * DISTINCT a, b. *copy is sel with the new items.
  */
 static int distinct_star(plan_ctx *pc, const weir_sql_select *sel, const rel *in, weir_sql_select *copy)
 {
@@ -2570,7 +2585,8 @@ static int distinct_star(plan_ctx *pc, const weir_sql_select *sel, const rel *in
             if (qual)
                 parts[np++] = (weir_sql_ident){.name = qual, .len = (uint32_t)strlen(qual), .quoted = true, .loc = e->loc};
             const char *nm = in->schema->fields[c].name;
-            parts[np++] = (weir_sql_ident){.name = nm, .len = (uint32_t)strlen(nm), .quoted = true, .loc = e->loc};
+            parts[np++] = (weir_sql_ident){
+                .name = nm, .len = (uint32_t)strlen(nm), .quoted = true, .loc = e->loc, .ordinal = c + 1};
             memset(col, 0, sizeof *col);
             col->kind = WEIR_SQL_EXPR_COLUMN;
             col->loc = e->loc;

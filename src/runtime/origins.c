@@ -115,20 +115,39 @@ static int set_exprs(weir_job *job, int node, char **v, uint32_t n)
     return 0;
 }
 
+/*
+ * The digest of e whole, allocated (weir_expr_digest writes what fits):
+ * an origin longer than ORIGIN_MAX is its hash, not its column's name,
+ * which the planner gives alike to other expressions ($arg0, $mrarg0).
+ * NULL with *rc 0 for one longer than a field's limit, ORIGINS_MAX (its
+ * column is then known by its name).
+ */
+static char *whole_digest(const weir_expr *e, int *rc)
+{
+    *rc = 0;
+    for (size_t cap = ORIGIN_MAX; cap <= ORIGINS_MAX; cap *= 2) {
+        char *buf = weir_malloc(cap);
+        if (!buf) {
+            *rc = WEIR_ENOMEM;
+            return NULL;
+        }
+        if (weir_expr_digest(e, buf, cap) < cap - 1)
+            return buf;
+        weir_free(buf);
+    }
+    return NULL;
+}
+
 int weir__job_column_exprs(weir_job *job, int node, weir_expr *const *exprs, uint32_t n)
 {
     char **v = weir_calloc(n ? n : 1, sizeof *v);
     if (!v)
         return WEIR_ENOMEM;
-    /* A digest that does not fit is left out: the column is then known
-     * by its name, which is stricter, never looser. */
-    char buf[ORIGIN_MAX];
     for (uint32_t i = 0; i < n; i++) {
-        if (weir_expr_digest(exprs[i], buf, sizeof buf) >= sizeof buf - 1)
-            continue;
-        if (!(v[i] = weir_strdup(buf))) {
+        int rc;
+        if (!(v[i] = whole_digest(exprs[i], &rc)) && rc) {
             free_exprs(v, n);
-            return WEIR_ENOMEM;
+            return rc;
         }
     }
     return set_exprs(job, node, v, n);
@@ -142,13 +161,14 @@ int weir__job_source_column_exprs(weir_job *job, int node, weir_expr *const *exp
         return WEIR_ENOMEM;
     weir_buf b;
     weir_buf_init(&b);
-    char buf[ORIGIN_MAX];
     int rc = 0;
     for (uint32_t i = 0; i < n && !rc; i++) {
-        if (weir_expr_digest(exprs[i], buf, sizeof buf) >= sizeof buf - 1)
+        char *d = whole_digest(exprs[i], &rc);
+        if (!d)
             continue;
         weir_buf_clear(&b);
-        rc = substitute(buf, &b, put_physical, (void *)physical);
+        rc = substitute(d, &b, put_physical, (void *)physical);
+        weir_free(d);
         if (!rc)
             rc = (v[i] = weir_strndup((const char *)b.data, b.len)) ? 0 : WEIR_ENOMEM;
     }

@@ -47,6 +47,10 @@ typedef struct weir_sql_ident {
     uint32_t len;     /* strlen(name) */
     bool quoted;      /* written in `backticks` */
     weir_sql_loc loc;
+    /* 0, or (planner) 1 + the input column that a column name ending in
+     * this ident names: a star written out (SELECT DISTINCT *), whose
+     * columns may share a name */
+    uint32_t ordinal;
 } weir_sql_ident;
 
 /* A possibly qualified name: t, db.t, catalog.db.t, alias.column, row.field. */
