@@ -112,6 +112,26 @@ check_final "after the last kill"
 recovered=$((recovered + $(grep -c "prepared transactions\? of an earlier run" log)))
 echo "  [${SECONDS}s] $kills kills, $completed completed runs between them; $prepared_seen kills left prepared transactions, $recovered starts resolved some: both tables equal the reference every time"
 
+# ---- 1b. a restored run that ends before its first checkpoint ----
+# A run killed after its 5th PREPARE (a checkpoint after chk-1, whose four
+# came first) is restored by a run whose only checkpoint is its final one,
+# killed after its first PREPARE; the next run restores the same
+# checkpoint. The second run's final transaction must carry an id above the
+# restored one, or the third counts it as covered by that checkpoint,
+# commits it and writes its rows again (it was tagged 1).
+reset
+# (checkpoints every 10 ms: a run of this input takes many, so its 5th PREPARE comes)
+WEIR_TEST_PG_SINK_CRASH=prepare:5 "$WEIR" run job.sql "${CK[@]}" -D execution.checkpointing.interval=10ms \
+    > /dev/null 2>> log
+[ $? -eq 137 ] || fail "the run to kill at its 5th PREPARE was not killed there"
+CK60=("${CK[@]}" -D execution.checkpointing.interval=60s)
+WEIR_TEST_PG_SINK_CRASH=prepare:1 "$WEIR" run job.sql "${CK60[@]}" > /dev/null 2>> log
+[ $? -eq 137 ] || fail "the restored run to kill at its first PREPARE was not killed there"
+"$WEIR" run job.sql "${CK60[@]}" > /dev/null 2>> log || fail "the run after them failed"
+check_final "a restored run killed while preparing its final checkpoint, then restored"
+echo "  [${SECONDS}s] a restored run's final checkpoint killed mid-prepare: its transaction rolled back, tables equal the reference"
+reset
+
 # ---- 2. the server crashes mid-run ----
 # A rate-limited generator (6 s of rows, its position in the checkpoints),
 # so the job is still running when the server crashes; the reference is

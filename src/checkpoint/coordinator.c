@@ -2381,6 +2381,7 @@ int weir_job_enable_checkpoints(weir_job *job,
                               .ud = c,
                               .final_checkpoint = true,
                               .final_ready = on_final_ready,
+                              .first_id = c->next_id,
                               .sync_snapshots = c->cfg.sync_snapshots};
     if (c->cfg.unaligned) {
         hooks.unaligned_ok = on_unaligned_ok;

@@ -144,6 +144,12 @@ typedef struct weir__ckpt_hooks {
      * thread. */
     bool final_checkpoint;
     void (*final_ready)(void *ud, int task, uint32_t subtask);
+    /* The first checkpoint id of this run (the coordinator's: above every
+     * id a checkpoint folder holds, so above a restored checkpoint's); 0:
+     * unknown. A final snapshot taken before this run has seen a
+     * checkpoint is tagged with it, never with a lower id (which a restored
+     * run's sinks would count as covered by the restored checkpoint). */
+    uint64_t first_id;
     /* Serialize snapshots on the subtask's thread before the barrier goes
      * on (state.backend.async = false). */
     bool sync_snapshots;

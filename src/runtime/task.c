@@ -1315,6 +1315,10 @@ int weir__subtask_await_final(weir__subtask *st)
     uint64_t first = st->max_triggered > st->last_barrier
                          ? st->max_triggered
                          : st->last_barrier + 1;
+    /* In a restored run that ends before its first checkpoint both are 0:
+     * the ids of this run start above the restored one. */
+    if (job->has_hooks && first < job->hooks.first_id)
+        first = job->hooks.first_id;
     weir_buf snap;
     weir_buf_init(&snap);
     rc = snapshot_chain(st, first, &snap);
